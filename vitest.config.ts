@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url))
+
+// Tests run against the TypeScript sources; `npm run build` is only for the CLI, the demo and bench.
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@toolgate/core': pkg('core'),
+      '@toolgate/policy': pkg('policy'),
+      '@toolgate/tools': pkg('tools'),
+      '@toolgate/codemode': pkg('codemode'),
+      '@toolgate/providers': pkg('providers'),
+      '@toolgate/agent': pkg('agent'),
+    },
+  },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
+    testTimeout: 20_000,
+    pool: 'forks',
+  },
+})
