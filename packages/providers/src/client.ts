@@ -1,0 +1,95 @@
+// createModelClient: a codec + the HTTP transport, for one provider, model and endpoint.
+import { anthropicCodec } from './codecs/anthropic.js'
+import type { DecodedResponse, SchemaFallback, WireCodec } from './codecs/codec.js'
+import { openaiChatCodec } from './codecs/openai-chat.js'
+import { openaiResponsesCodec } from './codecs/openai-responses.js'
+import type { ModelClient, ModelRequest, ModelStreamEvent, Provider } from './model.js'
+import { ProviderAbortedError, ProviderError, ProviderStreamError } from './transport/errors.js'
+import { postJson, type TransportOptions } from './transport/http.js'
+import { readSse } from './transport/sse.js'
+
+export const CODECS = {
+  anthropic: anthropicCodec,
+  'openai-chat': openaiChatCodec,
+  'openai-responses': openaiResponsesCodec,
+} as const satisfies Record<Provider, WireCodec>
+
+export interface ModelClientOptions extends TransportOptions {
+  readonly provider: Provider
+  /** e.g. http://127.0.0.1:8080/v1 for llama.cpp server; defaults to the vendor's API. */
+  readonly baseUrl?: string
+  readonly apiKey?: string
+  readonly model: string
+  /** Default output token limit when the request gives none. Default 8192. */
+  readonly maxTokens?: number
+  /** Send tools with the strict dialect of the family (per-tool fallback). Default false. */
+  readonly strictTools?: boolean
+  /** Extra headers (gateways, organisation ids). */
+  readonly headers?: Readonly<Record<string, string>>
+  /** Told about each tool that could not be sent strict (keyword and path). */
+  readonly onSchemaFallback?: (fallback: SchemaFallback) => void
+}
+
+export interface HttpModelClient extends ModelClient {
+  readonly provider: Provider
+  /** One non-streamed request, decoded. */
+  complete(request: ModelRequest, signal?: AbortSignal): Promise<DecodedResponse>
+}
+
+export function createModelClient(options: ModelClientOptions): HttpModelClient {
+  const codec: WireCodec = CODECS[options.provider]
+  const url = `${(options.baseUrl ?? codec.defaultBaseUrl).replace(/\/+$/, '')}${codec.path}`
+  const headers = { ...codec.headers(options.apiKey), ...options.headers }
+  const maxTokens = options.maxTokens ?? 8192
+
+  const encode = (request: ModelRequest, stream: boolean) => {
+    const encoded = codec.encodeRequest(request, {
+      model: options.model,
+      maxTokens,
+      stream,
+      ...(options.strictTools !== undefined ? { strictTools: options.strictTools } : {}),
+    })
+    for (const f of encoded.schemaFallbacks) options.onSchemaFallback?.(f)
+    return encoded
+  }
+
+  return {
+    provider: options.provider,
+    model: options.model,
+    async *stream(request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
+      const encoded = encode(request, true)
+      const connection = await postJson(options.provider, url, headers, encoded.body, options, signal)
+      const body = connection.response.body
+      if (!body) throw new ProviderStreamError('the response has no body; the server does not stream.')
+      const decoder = codec.createStreamDecoder(encoded.strictTools)
+      for await (const message of readSse(body, connection.read)) {
+        if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
+        yield* decoder.push(message)
+        if (decoder.finished) return
+      }
+      if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
+      yield* decoder.end()
+    },
+    async complete(request: ModelRequest, signal?: AbortSignal): Promise<DecodedResponse> {
+      const encoded = encode(request, false)
+      const connection = await postJson(options.provider, url, headers, encoded.body, options, signal)
+      let text: string
+      try {
+        text = await connection.response.text()
+      } catch (error) {
+        if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
+        throw new ProviderStreamError(`the connection broke while reading the response (${String(error)}).`)
+      }
+      let json: unknown
+      try {
+        json = JSON.parse(text)
+      } catch {
+        throw new ProviderError(
+          'decode',
+          `${options.provider} answered with a body that is not JSON: ${text.slice(0, 200)}`,
+        )
+      }
+      return codec.decodeResponse(json)
+    },
+  }
+}

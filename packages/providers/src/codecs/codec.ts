@@ -1,0 +1,127 @@
+// What every wire format provides. Codecs are pure: no I/O, no timers (the transport does that).
+import type { JsonObject, ToolSchema } from '@toolgate/core'
+import type { AssistantMessage } from '../messages.js'
+import type { ModelRequest, ModelStreamEvent, Provider, Usage } from '../model.js'
+import { SchemaDialectError } from '../schema/dialect-error.js'
+import type { SchemaDialect } from '../schema/dialects.js'
+import { toProviderSchema } from '../schema/to-provider-schema.js'
+import type { StopReason } from '../stop-reasons.js'
+import { ProviderStreamError } from '../transport/errors.js'
+import type { SseMessage } from '../transport/sse.js'
+
+export interface EncodeOptions {
+  readonly model: string
+  readonly maxTokens: number
+  /** Send tools with the family's strict dialect, falling back per tool. Default false. */
+  readonly strictTools?: boolean
+  readonly stream: boolean
+}
+
+/** A tool that could not be sent strict: which keyword, where (for the session log). */
+export interface SchemaFallback {
+  readonly tool: string
+  readonly keyword: string
+  readonly path: string
+  readonly message: string
+}
+
+export interface EncodedRequest {
+  readonly body: JsonObject
+  /** Tools sent with a strict schema (their optional fields may come back as null). */
+  readonly strictTools: ReadonlySet<string>
+  readonly schemaFallbacks: readonly SchemaFallback[]
+}
+
+export interface DecodedResponse {
+  readonly message: AssistantMessage
+  readonly stopReason: StopReason
+  readonly rawStopReason: string | null
+  readonly usage?: Usage
+}
+
+export interface StreamDecoder {
+  /** Feed one SSE message; returns the events it completes. Throws ProviderStreamError on an error event. */
+  push(message: SseMessage): ModelStreamEvent[]
+  /** The body ended: returns the final events, or throws if the reply is incomplete. */
+  end(): ModelStreamEvent[]
+  /** A terminal event was seen; the rest of the body can be ignored. */
+  readonly finished: boolean
+}
+
+export interface WireCodec {
+  readonly provider: Provider
+  readonly defaultBaseUrl: string
+  /** Appended to the base URL. */
+  readonly path: string
+  headers(apiKey: string | undefined): Record<string, string>
+  encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRequest
+  decodeResponse(json: unknown): DecodedResponse
+  /** `strictTools`: names of the tools sent strict, echoed on tool-call-complete events. */
+  createStreamDecoder(strictTools?: ReadonlySet<string>): StreamDecoder
+}
+
+export interface CompiledTool {
+  readonly tool: ToolSchema
+  readonly parameters: JsonObject
+  readonly strict: boolean
+}
+
+/**
+ * Compile each tool for a family: strict dialect when asked, else (or when the strict dialect cannot
+ * express the schema) the lenient one. One tool's failure never affects the others.
+ */
+export function compileTools(
+  tools: readonly ToolSchema[],
+  strictDialect: SchemaDialect,
+  lenientDialect: SchemaDialect,
+  strict: boolean,
+): { compiled: CompiledTool[]; fallbacks: SchemaFallback[] } {
+  const compiled: CompiledTool[] = []
+  const fallbacks: SchemaFallback[] = []
+  for (const tool of tools) {
+    if (strict) {
+      try {
+        compiled.push({ tool, parameters: toProviderSchema(tool.parameters, strictDialect), strict: true })
+        continue
+      } catch (error) {
+        if (!(error instanceof SchemaDialectError)) throw error
+        fallbacks.push({ tool: tool.name, keyword: error.keyword, path: error.path, message: error.message })
+      }
+    }
+    compiled.push({ tool, parameters: toProviderSchema(tool.parameters, lenientDialect), strict: false })
+  }
+  return { compiled, fallbacks }
+}
+
+/** Text of content blocks for wires whose tool results carry text only. */
+export function blocksToText(
+  blocks: readonly { type: string; text?: string; mediaType?: string; data?: string }[],
+): string {
+  return blocks
+    .map((b) =>
+      b.type === 'text'
+        ? (b.text ?? '')
+        : `[image ${b.mediaType ?? ''} omitted: this wire carries text only in tool results]`,
+    )
+    .join('\n')
+}
+
+export function parseJsonData(data: string, provider: string): unknown {
+  try {
+    return JSON.parse(data)
+  } catch {
+    throw new ProviderStreamError(`${provider} sent a stream event that is not JSON: ${data.slice(0, 120)}`)
+  }
+}
+
+export function asRecord(v: unknown): Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {}
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined
+}
+
+export function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined
+}

@@ -1,0 +1,70 @@
+// @toolgate/providers: wire codecs, stream assembly, schema dialects and HTTP transport.
+
+export { CODECS, createModelClient, type HttpModelClient, type ModelClientOptions } from './client.js'
+export { anthropicCodec } from './codecs/anthropic.js'
+export type {
+  CompiledTool,
+  DecodedResponse,
+  EncodedRequest,
+  EncodeOptions,
+  SchemaFallback,
+  StreamDecoder,
+  WireCodec,
+} from './codecs/codec.js'
+export { compileTools } from './codecs/codec.js'
+export { openaiChatCodec } from './codecs/openai-chat.js'
+export { openaiResponsesCodec } from './codecs/openai-responses.js'
+export { type CollectedTurn, collectTurn } from './collect.js'
+export {
+  type AssistantMessage,
+  type AssistantPart,
+  type ContentBlock,
+  type Message,
+  type SystemMessage,
+  type ToolCallPart,
+  type ToolResultMessage,
+  type ToolSchema,
+  textOf,
+  toolCallsOf,
+  type UserMessage,
+} from './messages.js'
+export type { ModelClient, ModelRequest, ModelStreamEvent, Provider, Usage } from './model.js'
+export { SchemaDialectError } from './schema/dialect-error.js'
+export { DIALECTS, type DialectProfile, SCHEMA_DIALECTS, type SchemaDialect } from './schema/dialects.js'
+export { normalizeArgs } from './schema/normalize-args.js'
+export { toProviderSchema } from './schema/to-provider-schema.js'
+export {
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  type ScriptedToolCall,
+  type ScriptedTurn,
+  scriptedModel,
+} from './scripted.js'
+export {
+  ANTHROPIC_STOP_REASONS,
+  normalizeStopReason,
+  OPENAI_CHAT_STOP_REASONS,
+  OPENAI_RESPONSES_STOP_REASONS,
+  type StopDecision,
+  type StopReason,
+  stopDecision,
+  truncatedCallResults,
+  truncatedCallText,
+} from './stop-reasons.js'
+export {
+  ProviderAbortedError,
+  ProviderError,
+  type ProviderErrorKind,
+  ProviderHttpError,
+  ProviderNetworkError,
+  ProviderStreamError,
+  ProviderTimeoutError,
+} from './transport/errors.js'
+export {
+  type Connection,
+  postJson,
+  type RetryInfo,
+  retryAfterMs,
+  type TransportOptions,
+} from './transport/http.js'
+export { parseSseText, readSse, type SseMessage } from './transport/sse.js'

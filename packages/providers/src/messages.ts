@@ -1,0 +1,55 @@
+// The canonical conversation model every codec translates to and from (seed 003 §2.6: one internal
+// representation, one translation per wire family).
+import type { ContentBlock, ToolSchema } from '@toolgate/core'
+
+export type { ContentBlock, ToolSchema }
+
+export interface SystemMessage {
+  readonly role: 'system'
+  readonly content: string
+}
+
+export interface UserMessage {
+  readonly role: 'user'
+  readonly content: readonly ContentBlock[]
+}
+
+export type AssistantPart =
+  | { readonly type: 'text'; readonly text: string }
+  /** Reasoning text; `signature` is the provider's opaque token needed to send it back (Anthropic). */
+  | { readonly type: 'reasoning'; readonly text: string; readonly signature?: string }
+  /** `arguments` is the raw JSON text as the model produced it; never parsed here (the runtime does). */
+  | { readonly type: 'tool-call'; readonly callId: string; readonly name: string; readonly arguments: string }
+
+export interface AssistantMessage {
+  readonly role: 'assistant'
+  readonly parts: readonly AssistantPart[]
+}
+
+export interface ToolResultMessage {
+  readonly role: 'tool'
+  readonly callId: string
+  readonly name: string
+  readonly content: readonly ContentBlock[]
+  readonly isError: boolean
+}
+
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage
+
+export type ToolCallPart = Extract<AssistantPart, { type: 'tool-call' }>
+
+/** The tool calls of an assistant message, in model order. */
+export function toolCallsOf(message: AssistantMessage): ToolCallPart[] {
+  return message.parts.filter((p): p is ToolCallPart => p.type === 'tool-call')
+}
+
+/** Concatenated text parts of an assistant message. */
+export function textOf(message: AssistantMessage): string {
+  let out = ''
+  for (const p of message.parts) if (p.type === 'text') out += p.text
+  return out
+}
+
+export function assertNever(value: never, what = 'value'): never {
+  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`)
+}
