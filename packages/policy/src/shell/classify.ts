@@ -1,0 +1,151 @@
+import { parserUnavailableReason, readyParser } from './parser.js'
+import type { CommandClassification, SimpleCommandInfo } from './types.js'
+import { type WalkState, walkStatement } from './walk.js'
+
+/** Inputs longer than this are not analysed (bounded time per call); bash tool commands are short. */
+export const MAX_COMMAND_LENGTH = 64 * 1024
+
+const CACHE_SIZE = 1024
+const CACHE_MAX_KEY = 2048
+const cache = new Map<string, CommandClassification>()
+
+/**
+ * Classify a bash command: `readOnly` is true only when the whole command certainly cannot write
+ * files, change processes or repository state, reach the network or run arbitrary code (issue 4 §1,
+ * seed 003 §8.4). Synchronous once the parser is loaded (`initShellParser()`); before that it fails
+ * closed. Results are deep-frozen and may be shared between calls (an LRU cache of recent commands).
+ */
+export function classifyCommand(command: string): CommandClassification {
+  const hit = cache.get(command)
+  if (hit !== undefined) {
+    cache.delete(command)
+    cache.set(command, hit)
+    return hit
+  }
+  const result = classifyUncached(command)
+  if (command.length <= CACHE_MAX_KEY && readyParser() !== undefined) {
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!)
+    cache.set(command, result)
+  }
+  return result
+}
+
+/** Empty the result cache (benchmarks use it to measure uncached throughput). */
+export function clearClassifyCache(): void {
+  cache.clear()
+}
+
+/** Classification without the cache. */
+export function classifyUncached(command: string): CommandClassification {
+  if (command.includes('\0')) return unsure('the command contains a NUL byte')
+  if (command.length > MAX_COMMAND_LENGTH) {
+    return unsure(`the command is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)
+  }
+  const parser = readyParser()
+  if (parser === undefined) return unsure(parserUnavailableReason())
+  const tree = parser.parse(command)
+  if (tree === null) return unsure('the parser returned no tree')
+  const st: WalkState = { commands: [], problems: [], writes: [], depth: 0, incomplete: false }
+  try {
+    walkStatement(tree.rootNode, st)
+  } finally {
+    tree.delete() // WASM memory is not garbage-collected
+  }
+  flagGitAfterCd(st)
+  const result = build(st)
+  if (st.incomplete) incomplete.add(result)
+  return result
+}
+
+// Results whose simple commands do not cover the whole input (splitCompound refuses them).
+const incomplete = new WeakSet<CommandClassification>()
+
+function build(st: WalkState): CommandClassification {
+  const commands = deepFreeze(st.commands)
+  const first = st.problems[0]
+  if (first === undefined) {
+    if (commands.length === 0) return unsure('no command found')
+    const names = [...new Set(commands.map((c) => c.program ?? '?'))].join(', ')
+    return Object.freeze({
+      readOnly: true,
+      reason: commands.length === 1 ? commands[0]!.reason : `every command only reads (${names})`,
+      commands,
+      writes: Object.freeze([]) as readonly [],
+    })
+  }
+  const unsureAny = st.problems.some((p) => p.unsure)
+  // Unsure only when no part is known to write: a known write is the stronger statement.
+  const knownBad = st.problems.some((p) => !p.unsure)
+  return Object.freeze({
+    readOnly: false,
+    reason: first.reason,
+    commands,
+    writes: Object.freeze([...new Set(st.writes)]),
+    ...(unsureAny && !knownBad ? { unsure: true as const } : {}),
+  })
+}
+
+/**
+ * `cd elsewhere && git status` may use another repository's configuration, which can name a pager
+ * or an fsmonitor hook that runs code; only git in the starting directory is judged read-only.
+ */
+function flagGitAfterCd(st: WalkState): void {
+  let moved = false
+  for (let i = 0; i < st.commands.length; i++) {
+    const c = st.commands[i]!
+    if (c.program === 'cd' || c.program === 'pushd' || c.program === 'popd') moved = true
+    else if (moved && c.program === 'git' && c.readOnly) {
+      const reason = 'git after cd may read another repository whose configuration can run code'
+      st.commands[i] = { ...c, readOnly: false, reason }
+      st.problems.push({ reason, unsure: true })
+    }
+  }
+}
+
+function unsure(reason: string): CommandClassification {
+  return Object.freeze({
+    readOnly: false,
+    reason,
+    commands: Object.freeze([]),
+    writes: Object.freeze([]),
+    unsure: true,
+  })
+}
+
+function deepFreeze(commands: SimpleCommandInfo[]): readonly SimpleCommandInfo[] {
+  for (const c of commands) {
+    Object.freeze(c.writes)
+    if (c.argv !== undefined) Object.freeze(c.argv)
+    Object.freeze(c)
+  }
+  return Object.freeze(commands)
+}
+
+/** One part of a compound command, for per-part rules and per-subcommand session grants. */
+export interface CommandPart {
+  readonly text: string
+  readonly canonical: string
+  readonly argv?: readonly string[]
+  readonly program?: string
+  readonly subcommand?: string
+  readonly readOnly: boolean
+}
+
+/**
+ * The simple commands of a compound command (`a && b | c; d`, substitutions included) in source
+ * order, or `undefined` when the command cannot be split completely (it does not parse, or it holds
+ * syntax that is not analysed: then no rule may match it part by part).
+ */
+export function splitCompound(command: string): readonly CommandPart[] | undefined {
+  const c = classifyCommand(command)
+  if (c.commands.length === 0) return undefined
+  if (incomplete.has(c)) return undefined
+  return c.commands.map((p) => ({
+    text: p.text,
+    canonical: p.canonical,
+    ...(p.argv !== undefined ? { argv: p.argv } : {}),
+    ...(p.program !== undefined ? { program: p.program } : {}),
+    ...(p.subcommand !== undefined ? { subcommand: p.subcommand } : {}),
+    readOnly: p.readOnly,
+  }))
+}

@@ -1,0 +1,154 @@
+import type { Node } from 'web-tree-sitter'
+import type { Word } from './types.js'
+
+/**
+ * Static resolution of shell words: quote removal for literal words, `dynamic` for anything whose
+ * value is only known at run time (expansions, substitutions, globs, brace expansion, ANSI-C
+ * quoting). Substitutions inside a word are handed to `visit` so the walker classifies the commands
+ * they run; constructs that can run code or assign by themselves are reported through `problem`.
+ */
+export interface WordSink {
+  /** A command or process substitution inside a word: classify the commands it runs. */
+  substitution(node: Node): void
+  /** A construct that makes the whole command not read-only. */
+  problem(reason: string, unsure: boolean): void
+}
+
+const dyn = (why: string): Word => ({ kind: 'dynamic', why })
+
+// Operators of ${...} that only read a variable. Excluded on purpose: `=`/`:=` assign, `@` transforms
+// (`@P` runs prompt expansion, which can substitute commands), `!` indirection (a name such as
+// `a[$(id)]` evaluates its subscript), `/` and `//` are fine but rare (excluded to keep the list short).
+const READING_EXPANSION_OPERATORS: ReadonlySet<string> = new Set([':-', '-', ':+', '+', '#', '##', '%', '%%'])
+
+export function resolveWord(node: Node, sink: WordSink): Word {
+  switch (node.type) {
+    case 'word':
+      return resolveUnquoted(node.text)
+    case 'number':
+      return { kind: 'static', value: node.text }
+    case 'raw_string':
+      return { kind: 'static', value: node.text.slice(1, -1) }
+    case 'string':
+      return resolveDoubleQuoted(node, sink)
+    case 'concatenation': {
+      let value = ''
+      let dynamic: Word | undefined
+      for (let i = 0; i < node.childCount; i++) {
+        const part = resolveWord(node.child(i)!, sink)
+        if (part.kind === 'dynamic') dynamic ??= part
+        else value += part.value
+      }
+      return dynamic ?? { kind: 'static', value }
+    }
+    case 'simple_expansion':
+      return dyn(`variable ${node.text}`)
+    case 'expansion':
+      checkExpansion(node, sink)
+      return dyn(`parameter expansion ${node.text}`)
+    case 'command_substitution':
+      sink.substitution(node)
+      return dyn('command substitution')
+    case 'process_substitution':
+      if (node.child(0)?.type !== '<(')
+        sink.problem('output process substitution >(...) runs a command', true)
+      sink.substitution(node)
+      return dyn('process substitution')
+    case 'arithmetic_expansion':
+      // Arithmetic evaluates array subscripts of variable values, which can run commands.
+      sink.problem('arithmetic expansion $((...)) is not analysed (it can assign and run code)', true)
+      return dyn('arithmetic expansion')
+    case 'ansi_c_string':
+    case 'translated_string':
+      return dyn(
+        `${node.type === 'ansi_c_string' ? "ANSI-C quoted string $'...'" : 'translated string $"..."'}`,
+      )
+    case 'brace_expression':
+      return dyn('brace expansion')
+    default:
+      sink.problem(`unsupported word syntax '${node.type}'`, true)
+      return dyn(node.type)
+  }
+}
+
+function checkExpansion(node: Node, sink: WordSink): void {
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i)!
+    const t = child.type
+    if (t === '${' || t === '}' || t === 'variable_name' || t === 'special_variable_name') continue
+    if (!child.isNamed) {
+      if (READING_EXPANSION_OPERATORS.has(t)) continue
+      sink.problem(`parameter expansion with operator '${t}' can assign or run code: ${node.text}`, true)
+      return
+    }
+    if (
+      t === 'word' ||
+      t === 'string' ||
+      t === 'raw_string' ||
+      t === 'concatenation' ||
+      t === 'simple_expansion'
+    ) {
+      resolveWord(child, sink)
+      continue
+    }
+    if (t === 'command_substitution' || t === 'expansion') {
+      resolveWord(child, sink)
+      continue
+    }
+    sink.problem(`parameter expansion with '${t}' is not analysed: ${node.text}`, true)
+    return
+  }
+}
+
+/** An unquoted word: backslash escapes one character; unescaped glob or brace characters expand. */
+function resolveUnquoted(text: string): Word {
+  let value = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === '\\') {
+      const next = text[i + 1]
+      i++
+      if (next === undefined || next === '\n') continue
+      value += next
+      continue
+    }
+    if (c === '*' || c === '?' || c === '[') return dyn(`glob ${text}`)
+    if (c === '{' || c === '}') return dyn(`brace expansion ${text}`)
+    value += c
+  }
+  return { kind: 'static', value }
+}
+
+/** "...": static only when it holds no expansion; `\` escapes only `$ \` " \\` and newline. */
+function resolveDoubleQuoted(node: Node, sink: WordSink): Word {
+  let value = ''
+  let dynamic: Word | undefined
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i)!
+    if (child.type === '"') continue
+    if (child.type === 'string_content') {
+      value += unescapeDoubleQuoted(child.text)
+      continue
+    }
+    const part = resolveWord(child, sink)
+    if (part.kind === 'dynamic') dynamic ??= part
+    else value += part.value
+  }
+  return dynamic ?? { kind: 'static', value }
+}
+
+function unescapeDoubleQuoted(text: string): string {
+  if (!text.includes('\\')) return text
+  let out = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    const next = text[i + 1]
+    if (c === '\\' && next !== undefined && '$`"\\\n'.includes(next)) {
+      if (next !== '\n') out += next
+      i++
+      continue
+    }
+    out += c
+  }
+  return out
+}
