@@ -22,7 +22,11 @@ const schema: JsonObject = {
   required: ['path'],
   additionalProperties: false,
   $defs: {
-    loc: { type: 'object', properties: { line: { type: 'integer', exclusiveMinimum: 0 } }, required: ['line'] },
+    loc: {
+      type: 'object',
+      properties: { line: { type: 'integer', exclusiveMinimum: 0 } },
+      required: ['line'],
+    },
   },
 }
 
@@ -53,7 +57,11 @@ describe('toProviderSchema', () => {
           minItems: 2,
         },
         target: {
-          anyOf: [{ description: 'format: "uri"', type: 'string' }, { $ref: '#/$defs/loc' }, { type: 'null' }],
+          anyOf: [
+            { description: 'format: "uri"', type: 'string' },
+            { $ref: '#/$defs/loc' },
+            { type: 'null' },
+          ],
         },
       },
       required: ['path', 'offset', 'opts', 'tags', 'target'],
@@ -105,7 +113,10 @@ describe('toProviderSchema', () => {
     const { $schema: _, ...rest } = schema
     const expected = {
       ...rest,
-      properties: { ...(rest.properties as JsonObject), offset: { type: 'integer', description: 'Start line', minimum: 1 } },
+      properties: {
+        ...(rest.properties as JsonObject),
+        offset: { type: 'integer', description: 'Start line', minimum: 1 },
+      },
     }
     expect(toProviderSchema(schema, 'openai')).toEqual(expected)
     expect(toProviderSchema(schema, 'anthropic')).toEqual(expected)
@@ -123,7 +134,9 @@ describe('toProviderSchema', () => {
       },
       required: ['mode'],
       additionalProperties: false,
-      $defs: { loc: { type: 'object', properties: { line: { type: 'integer' } }, additionalProperties: false } },
+      $defs: {
+        loc: { type: 'object', properties: { line: { type: 'integer' } }, additionalProperties: false },
+      },
     }
     expect(toProviderSchema(input, 'gemini')).toEqual({
       type: 'object',
@@ -140,7 +153,10 @@ describe('toProviderSchema', () => {
   test('openai-strict: exclusive oneOf (discriminated) becomes anyOf', () => {
     const input = z.toJSONSchema(
       z.object({
-        u: z.discriminatedUnion('kind', [z.object({ kind: z.literal('a') }), z.object({ kind: z.literal('b') })]),
+        u: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('a') }),
+          z.object({ kind: z.literal('b') }),
+        ]),
       }),
     ) as JsonObject
     const out = toProviderSchema(input, 'openai-strict') as { properties: { u: JsonObject } }
@@ -163,9 +179,12 @@ describe('toProviderSchema', () => {
   })
 
   test('openai-strict: recursion through $ref is allowed', () => {
-    const T: z.ZodType = z.object({ name: z.string(), get children() {
-      return z.array(T)
-    } })
+    const T: z.ZodType = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(T)
+      },
+    })
     const input = z.toJSONSchema(z.object({ t: T })) as JsonObject
     expect(() => toProviderSchema(input, 'openai-strict')).not.toThrow()
   })
@@ -189,9 +208,13 @@ describe('SchemaDialectError', () => {
     expect(dialectError(() => toProviderSchema(input, 'openai-strict'))).toEqual({
       keyword: 'propertyNames',
       path: '/properties/env/propertyNames',
-      message: 'openai-strict cannot express `propertyNames` at /properties/env/propertyNames: `propertyNames` cannot be expressed; send this tool non-strict',
+      message:
+        'openai-strict cannot express `propertyNames` at /properties/env/propertyNames: `propertyNames` cannot be expressed; send this tool non-strict',
     })
-    const open: JsonObject = { type: 'object', properties: { a: { type: 'object', additionalProperties: true } } }
+    const open: JsonObject = {
+      type: 'object',
+      properties: { a: { type: 'object', additionalProperties: true } },
+    }
     expect(dialectError(() => toProviderSchema(open, 'openai-strict'))).toEqual({
       keyword: 'additionalProperties',
       path: '/properties/a/additionalProperties',
@@ -203,7 +226,10 @@ describe('SchemaDialectError', () => {
   test('typeless {} in every strict dialect, fine when non-strict', () => {
     const input = z.toJSONSchema(z.object({ value: z.unknown() })) as JsonObject
     for (const d of ['openai-strict', 'anthropic-strict', 'gemini'] as const)
-      expect(dialectError(() => toProviderSchema(input, d))).toMatchObject({ keyword: 'type', path: '/properties/value' })
+      expect(dialectError(() => toProviderSchema(input, d))).toMatchObject({
+        keyword: 'type',
+        path: '/properties/value',
+      })
     expect(toProviderSchema(input, 'openai')).toEqual({
       type: 'object',
       properties: { value: {} },
@@ -221,9 +247,17 @@ describe('SchemaDialectError', () => {
       keyword: 'oneOf',
       path: '/properties/x/oneOf',
     })
-    const numbers: JsonObject = { type: 'object', properties: { x: { oneOf: [{ type: 'integer' }, { type: 'number' }] } } }
-    expect(dialectError(() => toProviderSchema(numbers, 'anthropic-strict'))).toMatchObject({ keyword: 'oneOf' })
-    const disjoint: JsonObject = { type: 'object', properties: { x: { oneOf: [{ type: 'integer' }, { type: 'string' }] } } }
+    const numbers: JsonObject = {
+      type: 'object',
+      properties: { x: { oneOf: [{ type: 'integer' }, { type: 'number' }] } },
+    }
+    expect(dialectError(() => toProviderSchema(numbers, 'anthropic-strict'))).toMatchObject({
+      keyword: 'oneOf',
+    })
+    const disjoint: JsonObject = {
+      type: 'object',
+      properties: { x: { oneOf: [{ type: 'integer' }, { type: 'string' }] } },
+    }
     expect(toProviderSchema(disjoint, 'anthropic-strict')).toEqual({
       type: 'object',
       properties: { x: { anyOf: [{ type: 'integer' }, { type: 'string' }] } },
@@ -248,14 +282,18 @@ describe('SchemaDialectError', () => {
     expect(dialectError(() => toProviderSchema(wide, 'openai-strict'))).toEqual({
       keyword: 'properties',
       path: '',
-      message: 'openai-strict cannot express `properties` at (root): 5001 object properties in total exceed the limit of 5000',
+      message:
+        'openai-strict cannot express `properties` at (root): 5001 object properties in total exceed the limit of 5000',
     })
   })
 
   test('recursion under anthropic-strict and gemini', () => {
-    const T: z.ZodType = z.object({ name: z.string(), get children() {
-      return z.array(T)
-    } })
+    const T: z.ZodType = z.object({
+      name: z.string(),
+      get children() {
+        return z.array(T)
+      },
+    })
     const input = z.toJSONSchema(z.object({ t: T })) as JsonObject
     expect(dialectError(() => toProviderSchema(input, 'anthropic-strict'))).toEqual({
       keyword: '$ref',
@@ -269,7 +307,10 @@ describe('SchemaDialectError', () => {
   })
 
   test('a root that is not an object', () => {
-    expect(dialectError(() => toProviderSchema({ type: 'string' }, 'openai-strict'))).toMatchObject({ keyword: 'type', path: '' })
+    expect(dialectError(() => toProviderSchema({ type: 'string' }, 'openai-strict'))).toMatchObject({
+      keyword: 'type',
+      path: '',
+    })
   })
 })
 
@@ -310,12 +351,22 @@ describe('normalizeArgs', () => {
       properties: {
         u: {
           anyOf: [
-            { type: 'object', properties: { kind: { const: 'a' }, x: { type: 'string' } }, required: ['kind'] },
+            {
+              type: 'object',
+              properties: { kind: { const: 'a' }, x: { type: 'string' } },
+              required: ['kind'],
+            },
             { $ref: '#/$defs/b' },
           ],
         },
       },
-      $defs: { b: { type: 'object', properties: { kind: { const: 'b' }, y: { type: 'number' } }, required: ['kind'] } },
+      $defs: {
+        b: {
+          type: 'object',
+          properties: { kind: { const: 'b' }, y: { type: 'number' } },
+          required: ['kind'],
+        },
+      },
     }
     expect(normalizeArgs({ u: { kind: 'b', y: null } }, s)).toEqual({ u: { kind: 'b' } })
     expect(normalizeArgs({ u: { kind: 'a', x: null } }, s)).toEqual({ u: { kind: 'a' } })
