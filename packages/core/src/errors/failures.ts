@@ -1,0 +1,116 @@
+import type { ErrorInfo, FailureKind, ToolFailure } from '../types.js'
+
+// Every failure the pipeline can produce, in one table: the branch that fails picks its entry,
+// so `kind` and `code` are never guessed from a message. Messages are written for the model:
+// what happened, then what to do next. They hold no timestamps and no host details.
+
+const failure = (kind: FailureKind, code: string, message: string, info?: ErrorInfo): ToolFailure =>
+  info === undefined ? { kind, code, message } : { kind, code, message, info }
+
+export const failures = {
+  unknownTool: (name: string, suggestions: readonly string[], hint?: string) =>
+    failure(
+      'unknown_tool',
+      'UNKNOWN_TOOL',
+      hint ??
+        (suggestions.length > 0
+          ? `No tool named "${name}" is available. Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}? Call one of the tools listed in your tool definitions.`
+          : `No tool named "${name}" is available. Call one of the tools listed in your tool definitions.`),
+    ),
+  invalidJson: (name: string, problem: string) =>
+    failure('invalid_input', 'INVALID_ARGS', `The arguments for ${name} ${problem}.`),
+  notLossless: (name: string, path: string, problem: string) =>
+    failure(
+      'invalid_input',
+      'INVALID_ARGS',
+      `The arguments for ${name} are not plain JSON: ${path.replace(/^\$/, 'arguments')} ${problem}.`,
+    ),
+  schemaViolation: (name: string, issues: readonly string[]) =>
+    failure(
+      'invalid_input',
+      'INVALID_ARGS',
+      `The arguments for ${name} do not match its parameters schema:\n${issues.map((i) => `- ${i}`).join('\n')}\nFix these fields and call ${name} again.`,
+    ),
+  denied: (reason: string, info?: ErrorInfo) => failure('permission_denied', 'PERMISSION_DENIED', reason, info),
+  guardDenied: (reason: string) => failure('permission_denied', 'PERMISSION_DENIED', reason),
+  approvalRejected: (name: string) =>
+    failure(
+      'approval_refused',
+      'APPROVAL_REJECTED',
+      `The user rejected this ${name} call; it did not run. Do not retry it unchanged: ask the user how to proceed or take a different approach.`,
+    ),
+  approvalCancelled: (name: string) =>
+    failure(
+      'approval_refused',
+      'APPROVAL_CANCELLED',
+      `The approval prompt for this ${name} call was dismissed without a decision; it did not run. Ask the user whether to proceed before trying again.`,
+    ),
+  approvalUnavailable: (name: string, why: string) =>
+    failure(
+      'approval_refused',
+      'APPROVAL_UNAVAILABLE',
+      `This ${name} call needs approval, but ${why}; it did not run. Use a different approach that does not need approval, or ask the user to allow it.`,
+    ),
+  approvalUnsupported: (name: string) =>
+    failure(
+      'approval_refused',
+      'APPROVAL_UNSUPPORTED',
+      `This ${name} call needs approval, but this session has no approval service, so it was denied and did not run. Use a different approach that does not need approval.`,
+    ),
+  blocked: () =>
+    failure('hook_blocked', 'BLOCKED', 'The result of this call was withheld by a post-execute policy.'),
+  cancelledBeforeStart: (name: string, why = 'the turn was interrupted') =>
+    failure(
+      'cancelled',
+      'CANCELLED_BEFORE_START',
+      `This ${name} call was cancelled before it started (${why}); it had no effect. Re-issue it if it is still needed.`,
+    ),
+  siblingFailed: (name: string, failedCallId: string) =>
+    failure(
+      'sibling_failed',
+      'SKIPPED_AFTER_SIBLING_FAILURE',
+      `This ${name} call was skipped because an earlier ${name} call in the same batch (${failedCallId}) failed; it had no effect. Check that failure, then re-issue this call if it still makes sense.`,
+    ),
+  aborted: (name: string) =>
+    failure(
+      'aborted',
+      'ABORTED',
+      `This ${name} call was interrupted while running (the user cancelled); it may have partially completed. Check the current state before retrying.`,
+    ),
+  abortedUnresponsive: (name: string, graceMs: number) =>
+    failure(
+      'aborted',
+      'ABORTED',
+      `This ${name} call was interrupted while running (the user cancelled) and did not stop within ${graceMs} ms; it may still finish in the background or have partially completed. Check the current state before retrying.`,
+    ),
+  timeout: (name: string, timeoutMs: number) =>
+    failure(
+      'timeout',
+      'TOOL_TIMEOUT',
+      `This ${name} call timed out after ${timeoutMs} ms and was stopped; it may have partially completed. Retry with a smaller task, or a longer timeout if the tool accepts one.`,
+    ),
+  exception: (name: string, where: string, detail: string) =>
+    failure(
+      'exception',
+      where === 'tool' ? 'TOOL_EXCEPTION' : 'LISTENER_EXCEPTION',
+      `The ${name} tool failed unexpectedly (${where === 'tool' ? 'internal error' : `${where} failed`}: ${detail}). This is not caused by your arguments; you may retry once, then report the problem.`,
+    ),
+  invalidOutput: (name: string, detail: string) =>
+    failure(
+      'invalid_output',
+      'INVALID_TOOL_OUTPUT',
+      `The ${name} tool produced an invalid result (${detail}). This is a bug in the tool, not in your arguments; you may retry once, then report the problem.`,
+    ),
+  toolError: (message: string, info?: ErrorInfo) => failure('tool_error', 'TOOL_ERROR', message, info),
+} as const
+
+/** One-line text of any thrown value, for failure details (never a stack trace). */
+export function describeThrown(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name
+  if (typeof error === 'string') return error
+  try {
+    return String(error)
+  } catch {
+    return 'an unprintable value was thrown'
+  }
+}

@@ -1,0 +1,3 @@
+// Node-only adapters of @toolgate/core (the main entry runs in browsers and edge runtimes too).
+export { jsonlSink, readSessionLog, SessionLogError } from './jsonl-sink.js'
+export type { JsonlSink, SessionLogReadResult } from './jsonl-sink.js'

@@ -1,0 +1,156 @@
+import { describeThrown, failures } from '../errors/failures.js'
+import { linkSignals } from '../signal/link.js'
+import type { JsonValue, ToolCall, ToolExecution, ToolFailure, ToolResult } from '../types.js'
+import { executeFailure, runExecute } from './execute.js'
+import { failureCandidate, finalizeResult } from './finalize.js'
+import { renderValue, validBlocks } from './output.js'
+import { type Candidate, postExecute } from './post-execute.js'
+import { notStarted, preExecute, runGuards } from './pre-execute.js'
+import { prepareCall } from './prepare.js'
+import type { CallOptions, CallState, PipelineHost, StageOutcome } from './state.js'
+
+// The journey of one call (DESIGN.md §3), as a straight line of named stages:
+//   log tool/call -> lookup/materialize/validate -> pre-execute (+approval) -> guards
+//   -> execute (wrappers + body) -> output -> projectContent -> post-execute -> finalize -> freeze
+// Every path ends in `finalizeResult`, so each call yields exactly one frozen result. Committing
+// it (observers, `tool/result`, metrics) is the caller's job: a batch commits in model order.
+
+export interface SettledCall {
+  readonly result: ToolResult
+  readonly exec: ToolExecution
+}
+
+export async function runCall(host: PipelineHost, call: ToolCall, options: CallOptions = {}): Promise<SettledCall> {
+  const startedAt = Date.now()
+  const t0 = performance.now()
+  const prepared = prepareCall(host.registry, call, (p) => host.live.has(p.token))
+  const name = String(call.name)
+
+  host.session.append('tool/call', {
+    callId: call.callId,
+    name,
+    ...(call.agent === undefined ? {} : { agent: call.agent }),
+    ...(call.parent === undefined ? {} : { parentCallId: call.parent.callId, rootCallId: call.parent.rootCallId }),
+    ...prepared.logged,
+  })
+
+  const signal = linkSignals(call.signal, options.signal)
+  const exec: ToolExecution = Object.freeze({
+    callId: call.callId,
+    name,
+    arguments: prepared.args,
+    ...(call.agent === undefined ? {} : { agent: call.agent }),
+    ...(call.parent === undefined ? {} : { parent: call.parent }),
+    signal: signal.signal,
+    token: Symbol(call.callId),
+  })
+  const definition = prepared.tool?.definition as CallState['definition']
+  const state: CallState = {
+    host,
+    tool: prepared.tool,
+    definition,
+    exec,
+    callerSignal: signal.signal,
+    cascade: options.cascade,
+    finalize: definition?.finalizeContent,
+    contexts: [],
+    concluded: false,
+    bodyStarted: false,
+  }
+  host.live.set(exec.token, exec)
+  try {
+    const candidate = await journey(state, prepared, options)
+    return { result: finalizeResult(state, candidate, startedAt, t0), exec }
+  } catch (error) {
+    // Defence in depth: a bug in the pipeline itself still yields exactly one result.
+    const failure = failures.exception(name, 'the pipeline', describeThrown(error))
+    return { result: finalizeResult(state, failureCandidate(failure), startedAt, t0), exec }
+  } finally {
+    host.live.delete(exec.token)
+    signal.dispose()
+  }
+}
+
+async function journey(
+  state: CallState,
+  prepared: ReturnType<typeof prepareCall>,
+  options: CallOptions,
+): Promise<Candidate> {
+  // Unknown tool or non-JSON arguments: nothing of the tool runs; post-execute still sees it.
+  if (prepared.failure) return afterFailure(state, prepared.failure)
+  if (prepared.validation) await prepared.validation
+  const validated = prepared.validated!
+  if (!validated.ok) return afterFailure(state, validated.failure)
+
+  const early = notStarted(state)
+  if (early) return outcomeToCandidate(state, early)
+
+  let gate: StageOutcome
+  const lane = options.preLane
+  if (lane) {
+    await lane.turn
+    try {
+      gate = notStarted(state) ?? (await preExecute(state))
+      if (gate.kind === 'continue') gate = runGuards(state)
+    } finally {
+      lane.release()
+    }
+  } else {
+    gate = await preExecute(state)
+    if (gate.kind === 'continue') gate = runGuards(state)
+  }
+  if (gate.kind === 'fail') return outcomeToCandidate(state, gate as Extract<StageOutcome, { kind: 'fail' }>)
+  const late = notStarted(state)
+  if (late) return outcomeToCandidate(state, late)
+
+  const tool = state.tool!
+  let outcome: Awaited<ReturnType<typeof runExecute>>
+  try {
+    outcome = await runExecute(state, validated.value)
+  } catch (error) {
+    // A wrapper threw: final, post-execute is skipped (seed 002).
+    return failureCandidate(failures.exception(state.exec.name, 'a tools/execute wrapper', describeThrown(error)))
+  }
+  if (!outcome.ok) return afterFailure(state, executeFailure(state, outcome.error, tool.definition.timeoutMs))
+
+  const rendered = await renderValue(tool, validated.value, outcome.value, state.exec.parent === undefined)
+  if (!rendered.ok) return afterFailure(state, rendered.failure)
+  let candidate: Candidate = { isError: false, content: rendered.content, value: rendered.value }
+  if (rendered.meta !== undefined) candidate.meta = rendered.meta
+  candidate = projectContent(state, candidate)
+  if (candidate.isError) return candidate
+  return afterPost(state, candidate)
+}
+
+function outcomeToCandidate(state: CallState, outcome: Extract<StageOutcome, { kind: 'fail' }>): Promise<Candidate> | Candidate {
+  return outcome.final ? failureCandidate(outcome.failure) : afterFailure(state, outcome.failure)
+}
+
+function afterFailure(state: CallState, failure: ToolFailure): Promise<Candidate> {
+  return afterPost(state, failureCandidate(failure))
+}
+
+async function afterPost(state: CallState, candidate: Candidate): Promise<Candidate> {
+  const post = await postExecute(state, candidate)
+  return post.ok ? post.candidate : failureCandidate(post.failure)
+}
+
+/** The tool's own projection of its successful result, applied before post-execute policy. */
+function projectContent(state: CallState, candidate: Candidate): Candidate {
+  const project = state.definition?.projectContent as
+    | ((e: ToolExecution, r: Candidate) => unknown)
+    | undefined
+  if (!project) return candidate
+  let projected: unknown
+  try {
+    projected = project(state.exec, Object.freeze({ ...candidate }))
+  } catch (error) {
+    return failureCandidate(failures.exception(state.exec.name, 'projectContent', describeThrown(error)))
+  }
+  if (projected === undefined) return candidate
+  const blocks = validBlocks(projected)
+  if (!blocks.ok) return failureCandidate(failures.exception(state.exec.name, 'projectContent', `it ${blocks.problem}`))
+  return { ...candidate, content: blocks.blocks }
+}
+
+export type { JsonValue }

@@ -1,0 +1,170 @@
+import { describeThrown, failures } from '../errors/failures.js'
+import { DeadlineExceeded, SiblingFailed, ToolError } from '../errors/tool-error.js'
+import { compose } from '../hooks/compose.js'
+import { materialize } from '../json/materialize.js'
+import type { ExecuteOutcome, ExecuteWrapper } from '../registry/registry.js'
+import { linkSignals } from '../signal/link.js'
+import { settleWithin } from '../signal/settle.js'
+import type { ContextMessage, JsonObject, JsonValue, ToolExecution, ToolFailure, ToolRunContext } from '../types.js'
+import type { CallState } from './state.js'
+
+// Stage ③: the tools/execute around-wrappers and the body. A wrapper may hand the body another
+// signal (`next({ signal })`, e.g. a deadline); the caller's signal is always fused back in
+// before the body runs (inv. 6), unless the tool declared interruptBehavior 'block'. A body that
+// ignores its signal is given `graceMs` after the abort, then the call settles without it and
+// the late outcome is only logged (`tool/late-settle`).
+
+class Unresponsive {
+  constructor(readonly reason: unknown) {}
+}
+
+type Ctx = { readonly view: ToolExecution; readonly state: CallState; readonly args: JsonValue }
+
+const terminal = (ctx: Ctx) => invokeBody(ctx.state, ctx.args, ctx.view)
+const update = (ctx: Ctx, override: { signal?: AbortSignal }): Ctx =>
+  override.signal === undefined ? ctx : { ...ctx, view: Object.freeze({ ...ctx.view, signal: override.signal }) }
+// One composed chain per wrapper list (views are cached per registry version): no per-call closures.
+const chains = new WeakMap<readonly ExecuteWrapper[], (ctx: Ctx) => ExecuteOutcome | Promise<ExecuteOutcome>>()
+
+function chainFor(wrappers: readonly ExecuteWrapper[]) {
+  let chain = chains.get(wrappers)
+  if (!chain) {
+    // Re-entrant: a retry wrapper may call next() again after a failure.
+    chain = compose<Ctx, ExecuteOutcome, { signal?: AbortSignal }>(
+      wrappers.map((w) => (ctx, next) => w(ctx.view, async (override) => next(override))),
+      terminal,
+      { reentrant: true, update },
+    )
+    chains.set(wrappers, chain)
+  }
+  return chain
+}
+
+export async function runExecute(state: CallState, args: JsonValue): Promise<ExecuteOutcome> {
+  const wrappers = state.host.registry.view(state.exec.agent).execute
+  return chainFor(wrappers)({ view: state.exec, state, args })
+}
+
+async function invokeBody(state: CallState, args: JsonValue, view: ToolExecution): Promise<ExecuteOutcome> {
+  const { exec, host, definition } = state
+  if (!definition) return { ok: false, error: new Error('no tool') }
+  const blocking = definition.interruptBehavior === 'block'
+  // The body's signal: the wrapper's view, fused with the caller's (unless the tool blocks
+  // interrupts) and the sibling cascade.
+  const link = linkSignals(
+    view.signal === exec.signal ? undefined : view.signal,
+    blocking ? undefined : state.callerSignal,
+    state.cascade,
+  )
+  const context = runContext(state, view, link.signal)
+  state.bodyStarted = true
+  let work: Promise<unknown>
+  try {
+    const value = (definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(args, context)
+    work = value instanceof Promise ? value : Promise.resolve(value)
+  } catch (error) {
+    link.dispose()
+    return { ok: false, error: classifyWith(link.signal, error) }
+  }
+  try {
+    const settled = await settleWithin(work, link.signal, host.graceMs)
+    if (!settled.settled) {
+      host.trackOrphan(exec, 'body', work)
+      return { ok: false, error: new Unresponsive(link.signal.reason) }
+    }
+    return { ok: true, value: settled.value }
+  } catch (error) {
+    return { ok: false, error: classifyWith(link.signal, error) }
+  } finally {
+    link.dispose()
+  }
+}
+
+/** Remember which signal was aborted when the body threw, so the failure kind is not guessed. */
+class BodyFailure {
+  constructor(
+    readonly error: unknown,
+    readonly abortReason: unknown,
+    readonly aborted: boolean,
+  ) {}
+}
+
+function classifyWith(signal: AbortSignal, error: unknown): BodyFailure {
+  return new BodyFailure(error, signal.reason, signal.aborted)
+}
+
+/** Map the outcome of the execute chain to a failure kind, by the branch that produced it. */
+export function executeFailure(state: CallState, error: unknown, timeoutMs: number | undefined): ToolFailure {
+  const name = state.exec.name
+  if (error instanceof Unresponsive) {
+    if (state.callerSignal.aborted) return failures.abortedUnresponsive(name, state.host.graceMs)
+    return failureForReason(state, error.reason, undefined, timeoutMs) ?? failures.abortedUnresponsive(name, state.host.graceMs)
+  }
+  if (error instanceof BodyFailure) {
+    const thrown = error.error
+    if (error.aborted) {
+      if (state.callerSignal.aborted && state.definition?.interruptBehavior !== 'block') return failures.aborted(name)
+      const byReason = failureForReason(state, error.abortReason, thrown, timeoutMs)
+      if (byReason) return byReason
+    }
+    if (thrown instanceof ToolError) return failures.toolError(thrown.message, thrown.info)
+    if (thrown instanceof DeadlineExceeded) return failures.timeout(name, thrown.timeoutMs)
+    return failures.exception(name, 'tool', describeThrown(thrown))
+  }
+  // A wrapper returned a failure of its own making.
+  if (error instanceof ToolError) return failures.toolError(error.message, error.info)
+  if (error instanceof DeadlineExceeded) return failures.timeout(name, error.timeoutMs)
+  return failures.exception(name, 'a tools/execute wrapper', describeThrown(error))
+}
+
+function failureForReason(
+  state: CallState,
+  reason: unknown,
+  thrown: unknown,
+  timeoutMs: number | undefined,
+): ToolFailure | undefined {
+  const name = state.exec.name
+  if (reason instanceof DeadlineExceeded) return failures.timeout(name, reason.timeoutMs)
+  if (reason instanceof SiblingFailed) return failures.siblingFailed(name, reason.failedCallId)
+  if (thrown instanceof DeadlineExceeded) return failures.timeout(name, thrown.timeoutMs ?? timeoutMs)
+  return undefined
+}
+
+function runContext(state: CallState, view: ToolExecution, signal: AbortSignal): ToolRunContext {
+  const { host, exec } = state
+  return Object.freeze({
+    callId: exec.callId,
+    name: exec.name,
+    arguments: exec.arguments,
+    ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+    ...(exec.parent === undefined ? {} : { parent: exec.parent }),
+    signal,
+    token: view.token,
+    jobs: host.jobs,
+    deferContext(message: ContextMessage) {
+      const checked = materialize(message)
+      if (!checked.ok || !isContextMessage(checked.value)) {
+        throw new TypeError('deferContext needs { role: "user", content: ContentBlock[] } made of plain JSON')
+      }
+      state.contexts.push(checked.value as ContextMessage)
+    },
+    concludeTurn() {
+      state.concluded = true
+    },
+    emit(type: string, payload: JsonObject) {
+      host.session.append(type, { callId: exec.callId, ...payload })
+    },
+  })
+}
+
+export function isContextMessage(value: unknown): boolean {
+  const m = value as { role?: unknown; content?: unknown } | null
+  return m?.role === 'user' && Array.isArray(m.content) && m.content.every(isContentBlock)
+}
+
+export function isContentBlock(value: unknown): boolean {
+  const b = value as { type?: unknown; text?: unknown; mediaType?: unknown; data?: unknown } | null
+  if (b?.type === 'text') return typeof b.text === 'string'
+  if (b?.type === 'image') return typeof b.mediaType === 'string' && typeof b.data === 'string'
+  return false
+}

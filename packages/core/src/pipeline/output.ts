@@ -1,0 +1,74 @@
+import { describeThrown, failures } from '../errors/failures.js'
+import { materialize } from '../json/materialize.js'
+import type { RegisteredTool } from '../registry/registry.js'
+import type { ContentBlock, JsonValue, ToolFailure } from '../types.js'
+import { isContentBlock } from './execute.js'
+
+// After the body: snapshot the canonical value (lossless JSON), validate it against
+// output.schema, then render it (and presentationMeta) — both pure projections of (args, value).
+// Any failure here is the tool's bug: `invalid_output`, never blamed on the model's arguments.
+
+export type Rendered =
+  | { readonly ok: true; readonly value: JsonValue; readonly content: readonly ContentBlock[]; readonly meta?: JsonValue }
+  | { readonly ok: false; readonly failure: ToolFailure }
+
+export async function renderValue(
+  tool: RegisteredTool,
+  args: JsonValue,
+  raw: unknown,
+  withMeta: boolean,
+): Promise<Rendered> {
+  const name = tool.name
+  const snapshot = materialize(raw)
+  if (!snapshot.ok) {
+    return { ok: false, failure: failures.invalidOutput(name, `its value ${snapshot.path.replace(/^\$/, 'value')} ${snapshot.problem}`) }
+  }
+  let checked = tool.output.validate(snapshot.value)
+  if (checked instanceof Promise) checked = await checked
+  if (!checked.ok) {
+    return {
+      ok: false,
+      failure: failures.invalidOutput(name, `its value does not match output.schema: ${checked.issues.join('; ').replace(/arguments/g, 'value')}`),
+    }
+  }
+  const value = checked.value
+  const output = tool.definition.output as {
+    render(a: JsonValue, v: JsonValue): readonly ContentBlock[]
+    presentationMeta?(a: JsonValue, v: JsonValue): JsonValue
+  }
+  const content = checkContent(() => output.render(args, value))
+  if (!content.ok) return { ok: false, failure: failures.invalidOutput(name, `render ${content.problem}`) }
+  if (!withMeta || !output.presentationMeta) return { ok: true, value, content: content.blocks }
+  let meta: ReturnType<typeof materialize>
+  try {
+    meta = materialize(output.presentationMeta(args, value))
+  } catch (error) {
+    return { ok: false, failure: failures.invalidOutput(name, `presentationMeta threw (${describeThrown(error)})`) }
+  }
+  if (!meta.ok) {
+    return { ok: false, failure: failures.invalidOutput(name, `presentationMeta ${meta.path.replace(/^\$/, 'meta')} ${meta.problem}`) }
+  }
+  return { ok: true, value, content: content.blocks, meta: meta.value }
+}
+
+/** Run a content producer and check what it made: frozen, well-formed content blocks. */
+export function checkContent(
+  produce: () => readonly ContentBlock[] | undefined,
+): { ok: true; blocks: readonly ContentBlock[] } | { ok: false; problem: string } {
+  let produced: unknown
+  try {
+    produced = produce()
+  } catch (error) {
+    return { ok: false, problem: `threw (${describeThrown(error)})` }
+  }
+  return validBlocks(produced)
+}
+
+export function validBlocks(produced: unknown): { ok: true; blocks: readonly ContentBlock[] } | { ok: false; problem: string } {
+  const snapshot = materialize(produced)
+  if (!snapshot.ok) return { ok: false, problem: `returned non-JSON content: ${snapshot.path} ${snapshot.problem}` }
+  if (!Array.isArray(snapshot.value) || !snapshot.value.every(isContentBlock)) {
+    return { ok: false, problem: 'must return an array of { type: "text", text } or { type: "image", mediaType, data } blocks' }
+  }
+  return { ok: true, blocks: snapshot.value as readonly ContentBlock[] }
+}

@@ -1,0 +1,97 @@
+import { describeThrown, failures } from '../errors/failures.js'
+import { compose } from '../hooks/compose.js'
+import { materialize } from '../json/materialize.js'
+import type { PostExecuteListener, PostExecuteResult } from '../registry/registry.js'
+import type { ContextMessage, PostToolDecision, ToolExecution, ToolFailure } from '../types.js'
+import { isContextMessage } from './execute.js'
+import { renderValue, validBlocks } from './output.js'
+import type { CallState } from './state.js'
+
+// Stage ④: tools/post-execute. Listeners see the candidate (successes and denials alike) and
+// may accept it, replace its content (presentation, not secrecy: the value stays), replace its
+// value (re-validated and re-rendered), or block it with feedback. Replacing both at once, or
+// the value of a failed result, is an error: the decision would be ambiguous.
+
+export type Candidate = {
+  isError: boolean
+  content: readonly import('../types.js').ContentBlock[]
+  value?: import('../types.js').JsonValue
+  meta?: import('../types.js').JsonValue
+  error?: ToolFailure
+}
+
+const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
+const accept = () => ACCEPT
+
+type Ctx = { readonly exec: ToolExecution; readonly result: PostExecuteResult }
+const chains = new WeakMap<readonly PostExecuteListener[], (ctx: Ctx) => PostToolDecision | Promise<PostToolDecision>>()
+
+function chainFor(listeners: readonly PostExecuteListener[]) {
+  let chain = chains.get(listeners)
+  if (!chain) {
+    chain = compose<Ctx, PostToolDecision>(
+      listeners.map((l) => (ctx, next) => l(ctx.exec, ctx.result, () => next())),
+      accept,
+    )
+    chains.set(listeners, chain)
+  }
+  return chain
+}
+
+/** Returns the candidate after policy, or a failure that ends the call (a listener threw). */
+export async function postExecute(
+  state: CallState,
+  candidate: Candidate,
+): Promise<{ ok: true; candidate: Candidate } | { ok: false; failure: ToolFailure }> {
+  const { exec } = state
+  const listeners = state.host.registry.view(exec.agent).post
+  if (listeners.length === 0) return { ok: true, candidate }
+  const frozen = Object.freeze({ ...candidate }) as PostExecuteResult
+  let decision: PostToolDecision
+  try {
+    const pending = chainFor(listeners)({ exec, result: frozen })
+    decision = pending instanceof Promise ? await pending : pending
+  } catch (error) {
+    return { ok: false, failure: failures.exception(exec.name, 'a tools/post-execute listener', describeThrown(error)) }
+  }
+  const problem = (what: string) => ({
+    ok: false as const,
+    failure: failures.exception(exec.name, 'a tools/post-execute listener', what),
+  })
+  const contexts = decision?.additionalContexts
+  if (contexts !== undefined) {
+    const checked = materialize(contexts)
+    if (!checked.ok || !Array.isArray(checked.value) || !checked.value.every(isContextMessage)) {
+      return problem('it returned invalid additionalContexts')
+    }
+    state.contexts.push(...(checked.value as readonly ContextMessage[]))
+  }
+  switch (decision?.kind) {
+    case 'accept': {
+      const hasContent = decision.content !== undefined
+      const hasValue = 'value' in decision && decision.value !== undefined
+      if (hasContent && hasValue) return problem('it replaced both content and value; replace one of them')
+      if (hasContent) {
+        const blocks = validBlocks(decision.content)
+        if (!blocks.ok) return problem(`its replacement content ${blocks.problem}`)
+        return { ok: true, candidate: { ...candidate, content: blocks.blocks } }
+      }
+      if (hasValue) {
+        if (candidate.isError || !state.tool) return problem('it replaced the value of a failed result')
+        const rendered = await renderValue(state.tool, exec.arguments, decision.value, exec.parent === undefined)
+        if (!rendered.ok) return { ok: false, failure: rendered.failure }
+        const next: Candidate = { isError: false, content: rendered.content, value: rendered.value }
+        if (rendered.meta !== undefined) next.meta = rendered.meta
+        return { ok: true, candidate: next }
+      }
+      return { ok: true, candidate }
+    }
+    case 'block': {
+      const blocks = validBlocks(decision.feedback)
+      if (!blocks.ok) return problem(`its block feedback ${blocks.problem}`)
+      return { ok: true, candidate: { isError: true, content: blocks.blocks, error: failures.blocked() } }
+    }
+    default:
+      return problem('it returned no valid decision')
+  }
+}

@@ -1,0 +1,163 @@
+import { describeThrown, failures } from '../errors/failures.js'
+import { SiblingFailed } from '../errors/tool-error.js'
+import { compose } from '../hooks/compose.js'
+import type { PreExecuteListener } from '../registry/registry.js'
+import { settleWithin } from '../signal/settle.js'
+import type { PreToolDecision, ToolExecution } from '../types.js'
+import { CONTINUE, type CallState, type StageOutcome } from './state.js'
+
+// Stage ① and ②: the tools/pre-execute waterfall (allow | deny | cancel | ask; `next()`
+// delegates; the default is allow), the approval service for `ask` (only 'allowed-once'
+// continues), then the monotonic guards (a string denies; nothing can re-allow). A throw in any
+// of these is a final result: post-execute is skipped (seed 002).
+
+const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
+const allow = () => ALLOW
+
+const chains = new WeakMap<readonly PreExecuteListener[], (exec: ToolExecution) => PreToolDecision | Promise<PreToolDecision>>()
+
+function chainFor(listeners: readonly PreExecuteListener[]) {
+  let chain = chains.get(listeners)
+  if (!chain) {
+    chain = compose<ToolExecution, PreToolDecision>(
+      listeners.map((l) => (exec, next) => l(exec, () => next())),
+      allow,
+    )
+    chains.set(listeners, chain)
+  }
+  return chain
+}
+
+/** Cancellation is checked between stages: an aborted call never reaches the next one. */
+export function notStarted(state: CallState): Extract<StageOutcome, { kind: 'fail' }> | undefined {
+  const name = state.exec.name
+  if (state.callerSignal.aborted) return { kind: 'fail', failure: failures.cancelledBeforeStart(name) }
+  const reason = state.cascade?.aborted ? state.cascade.reason : undefined
+  if (reason instanceof SiblingFailed) return { kind: 'fail', failure: failures.siblingFailed(name, reason.failedCallId) }
+  return undefined
+}
+
+export async function preExecute(state: CallState): Promise<StageOutcome> {
+  const { exec, host } = state
+  const listeners = state.tool ? host.registry.view(exec.agent).pre : []
+  let decision: unknown
+  try {
+    const pending = chainFor(listeners)(exec)
+    if (pending instanceof Promise) {
+      const settled = await settleWithin(pending, state.callerSignal, host.graceMs)
+      if (!settled.settled) {
+        host.trackOrphan(exec, 'tools/pre-execute', pending)
+        return notStarted(state) ?? { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name) }
+      }
+      decision = settled.value
+    } else decision = pending
+  } catch (error) {
+    return {
+      kind: 'fail',
+      failure: failures.exception(exec.name, 'a tools/pre-execute listener', describeThrown(error)),
+      final: true,
+    }
+  }
+  // Async listeners may have seen an abort: re-check before acting on their decision.
+  const cancelled = notStarted(state)
+  if (cancelled) return cancelled
+  const checked = checkDecision(decision)
+  switch (checked.kind) {
+    case 'allow':
+      return CONTINUE
+    case 'deny':
+      return { kind: 'fail', failure: failures.denied(checked.reason, checked.info) }
+    case 'cancel':
+      return { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name, 'a policy cancelled it') }
+    case 'ask':
+      return ask(state, checked)
+    default:
+      return assertNever(checked)
+  }
+}
+
+/** Fail closed on anything that is not a well-formed decision. */
+function checkDecision(decision: unknown): PreToolDecision {
+  const d = decision as Partial<Record<string, unknown>> | null | undefined
+  switch (d?.kind) {
+    case 'allow':
+    case 'cancel':
+      return d as PreToolDecision
+    case 'deny':
+      return typeof d.reason === 'string' && d.reason !== ''
+        ? (d as PreToolDecision)
+        : { kind: 'deny', reason: 'This call was denied by policy.' }
+    case 'ask':
+      return d as PreToolDecision
+    default:
+      return { kind: 'deny', reason: 'This call was denied: a policy gave no valid decision, so it failed closed.' }
+  }
+}
+
+async function ask(state: CallState, decision: Extract<PreToolDecision, { kind: 'ask' }>): Promise<StageOutcome> {
+  const { exec, host } = state
+  const approval = host.approval
+  if (!approval) return { kind: 'fail', failure: failures.approvalUnsupported(exec.name) }
+  const request = {
+    callId: exec.callId,
+    toolName: exec.name,
+    ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    ...(decision.displayReason === undefined ? {} : { displayReason: decision.displayReason }),
+  }
+  host.session.append('approval/asked', request)
+  let outcome: Awaited<ReturnType<typeof approval.request>>
+  try {
+    const pending = approval.request({ ...request, signal: state.callerSignal })
+    const settled = await settleWithin(pending, state.callerSignal, host.graceMs)
+    if (!settled.settled) {
+      host.trackOrphan(exec, 'approval', pending)
+      host.session.append('approval/decided', { callId: exec.callId, outcome: 'cancelled' })
+      return { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name) }
+    }
+    outcome = settled.value
+  } catch (error) {
+    return {
+      kind: 'fail',
+      failure: failures.exception(exec.name, 'the approval service', describeThrown(error)),
+      final: true,
+    }
+  }
+  host.session.append('approval/decided', { callId: exec.callId, outcome: outcome.outcome })
+  // An interruption while the prompt was open is a cancellation, never a user rejection.
+  const cancelled = notStarted(state)
+  if (cancelled) return cancelled
+  switch (outcome.outcome) {
+    case 'allowed-once':
+      return CONTINUE
+    case 'rejected':
+      return { kind: 'fail', failure: failures.approvalRejected(exec.name) }
+    case 'cancelled':
+      return { kind: 'fail', failure: failures.approvalCancelled(exec.name) }
+    case 'unavailable':
+      return { kind: 'fail', failure: failures.approvalUnavailable(exec.name, outcome.why) }
+    default:
+      return assertNever(outcome)
+  }
+}
+
+/** Monotonic guards: the first string denies; a throw is final; anything else but undefined denies. */
+export function runGuards(state: CallState): StageOutcome {
+  const { exec } = state
+  for (const guard of state.host.registry.view(exec.agent).guards) {
+    let verdict: unknown
+    try {
+      verdict = guard(exec)
+    } catch (error) {
+      return { kind: 'fail', failure: failures.exception(exec.name, 'a guard', describeThrown(error)), final: true }
+    }
+    if (verdict === undefined) continue
+    const reason = typeof verdict === 'string' && verdict !== '' ? verdict : 'This call was denied by a guard.'
+    return { kind: 'fail', failure: failures.guardDenied(reason) }
+  }
+  return CONTINUE
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`)
+}

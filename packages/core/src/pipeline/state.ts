@@ -1,0 +1,52 @@
+import type { ApprovalService } from '../approval/service.js'
+import type { Registry, RegisteredTool } from '../registry/registry.js'
+import type { SessionLog } from '../session/log.js'
+import type { ToolDefinition } from '../tool/define.js'
+import type { ContextMessage, JobsService, ToolExecution, ToolFailure } from '../types.js'
+
+/** What the pipeline needs from its runtime. */
+export interface PipelineHost {
+  readonly registry: Registry
+  readonly session: SessionLog
+  readonly approval: ApprovalService | undefined
+  readonly jobs: JobsService
+  /** How long a body (or async listener) that ignores its abort signal is waited for. */
+  readonly graceMs: number
+  /** Executions currently running, by token: parent tokens are only valid while live. */
+  readonly live: Map<symbol, ToolExecution>
+  trackOrphan(exec: ToolExecution, stage: string, promise: Promise<unknown>): void
+  reportListenerError(stage: string, callId: string, error: unknown): void
+}
+
+/** Per-call options the scheduler passes in. */
+export interface CallOptions {
+  /** The batch's (or caller's) signal, in addition to the call's own. */
+  readonly signal?: AbortSignal
+  /** Aborted with SiblingFailed when an earlier same-tool sibling failed (cascade). */
+  readonly cascade?: AbortSignal
+  /** Serializes pre-execute (and approval prompts) in model order within a batch. */
+  readonly preLane?: { readonly turn: Promise<void>; release(): void }
+}
+
+/** One call's mutable working state; nothing here is visible to listeners. */
+export interface CallState {
+  readonly host: PipelineHost
+  readonly tool: RegisteredTool | undefined
+  readonly definition: ToolDefinition<never, never> | undefined
+  readonly exec: ToolExecution
+  /** Aborted by the caller or the batch: the source of `cancelled` and `aborted`. */
+  readonly callerSignal: AbortSignal
+  readonly cascade: AbortSignal | undefined
+  /** Captured at start (seed 000 §3 ⑤): a re-registration mid-call does not change it. */
+  readonly finalize: ToolDefinition<never, never>['finalizeContent']
+  readonly contexts: ContextMessage[]
+  concluded: boolean
+  bodyStarted: boolean
+}
+
+/** A stage either lets the call go on, or ends it with a failure (final: post-execute skipped). */
+export type StageOutcome =
+  | { readonly kind: 'continue' }
+  | { readonly kind: 'fail'; readonly failure: ToolFailure; readonly final?: boolean }
+
+export const CONTINUE: StageOutcome = Object.freeze({ kind: 'continue' })

@@ -1,0 +1,285 @@
+import type { ApprovalService } from './approval/service.js'
+import { describeThrown } from './errors/failures.js'
+import { type InProcessJobsService, type JobsServiceOptions, createJobsService } from './jobs/index.js'
+import { type ToolMetrics, MetricsRecorder } from './metrics/metrics.js'
+import { type SettledCall, runCall } from './pipeline/call.js'
+import { prepareCall } from './pipeline/prepare.js'
+import type { CallOptions, PipelineHost } from './pipeline/state.js'
+import { timeoutPolicy } from './plugins/timeout.js'
+import { disposable } from './registry/disposable.js'
+import {
+  type ExecuteWrapper,
+  type PostExecuteListener,
+  type PreExecuteListener,
+  Registry,
+  type Restriction,
+  type ResultObserver,
+  type VisibilityFilter,
+} from './registry/registry.js'
+import { type BatchOptions, batchContexts, runBatch } from './scheduler/batch.js'
+import { type SessionLog, type SessionSink, createSessionLog } from './session/log.js'
+import type { AnyToolDefinition, ToolDefinition } from './tool/define.js'
+import type { Disposable, ToolCall, ToolExecution, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from './types.js'
+
+// The runtime wires the registry, the pipeline, the scheduler, approvals, the session log, jobs
+// and metrics together, and is the only public way in. Plugins get a scoped context: what they
+// register is disposed with them, last in first out.
+
+export interface RuntimeOptions {
+  /** Absent: every `ask` is denied (APPROVAL_UNSUPPORTED). */
+  readonly approval?: ApprovalService
+  /** Default: an in-memory log (`runtime.session.events()`). */
+  readonly session?: SessionSink
+  /** executeBatch default pool size (10). */
+  readonly maxParallel?: number
+  /** How long a body that ignores its abort is waited for before the call settles (2,000 ms). */
+  readonly abortGraceMs?: number
+  /** Install the timeout policy plugin that enforces `timeoutMs` (default true). */
+  readonly timeouts?: boolean
+  /** The background jobs service, or options for the in-process one. */
+  readonly jobs?: InProcessJobsService | JobsServiceOptions
+}
+
+export type HookEvent = 'tools/pre-execute' | 'tools/execute' | 'tools/post-execute' | 'tools/result'
+type ListenerOf<E extends HookEvent> = E extends 'tools/pre-execute'
+  ? PreExecuteListener
+  : E extends 'tools/execute'
+    ? ExecuteWrapper
+    : E extends 'tools/post-execute'
+      ? PostExecuteListener
+      : ResultObserver
+
+/** What a plugin or an agent scope can register; everything returns a Disposable. */
+export interface ScopeContext {
+  register<Args, Value>(tool: ToolDefinition<Args, Value>): Disposable
+  on<E extends HookEvent>(event: E, listener: ListenerOf<E>): Disposable
+  guard(guard: ToolGuard): Disposable
+  /** Hide tools from this scope's calls (allowlist and/or denylist). */
+  restrict(restriction: Restriction): Disposable
+  /** Hide tools by rule, with a hint for the model (Code Mode). */
+  filter(filter: VisibilityFilter): Disposable
+}
+
+export interface PluginContext extends ScopeContext {
+  readonly runtime: Runtime
+  /** The definition a call resolves to (for policies that read a tool's own declarations). */
+  toolOf(exec: Pick<ToolExecution, 'name' | 'agent'>): AnyToolDefinition | undefined
+  /** Register something to undo when the plugin is disposed. */
+  onDispose(dispose: () => void): void
+}
+
+export type Plugin = (ctx: PluginContext) => void | (() => void)
+
+export interface AgentScope extends ScopeContext {
+  readonly id: string
+  use(plugin: Plugin): Disposable
+}
+
+export interface DisposeReport {
+  /** Bodies or listeners that ignored their abort and had still not settled. */
+  readonly pendingOrphans: readonly { readonly callId: string; readonly stage: string }[]
+}
+
+export interface Runtime extends ScopeContext {
+  use(plugin: Plugin): Disposable
+  agent(id: string): AgentScope
+  schemas(agent?: string): readonly ToolSchema[]
+  mode(call: ToolCall): ToolExecutionMode
+  execute(call: ToolCall): Promise<ToolResult>
+  executeBatch(calls: readonly ToolCall[], options?: BatchOptions): Promise<ToolResult[]>
+  readonly session: SessionLog
+  readonly jobs: InProcessJobsService
+  readonly approval: ApprovalService | undefined
+  metrics(): Readonly<Record<string, ToolMetrics>>
+  dispose(): Promise<DisposeReport>
+}
+
+const PARALLEL: ToolExecutionMode = Object.freeze({ kind: 'parallel' })
+const EXCLUSIVE: ToolExecutionMode = Object.freeze({ kind: 'exclusive' })
+
+export function createRuntime(options: RuntimeOptions = {}): Runtime {
+  const registry = new Registry()
+  const session = createSessionLog(options.session)
+  const metrics = new MetricsRecorder()
+  const jobs = isJobsService(options.jobs) ? options.jobs : createJobsService(options.jobs)
+  const orphans = new Map<Promise<unknown>, { callId: string; stage: string }>()
+  const live = new Map<symbol, ToolExecution>()
+  const maxParallel = options.maxParallel ?? 10
+
+  const reportListenerError = (stage: string, callId: string, error: unknown) => {
+    try {
+      session.append('listener/error', { stage, callId, error: describeThrown(error) })
+    } catch {
+      // Telemetry never changes an outcome (inv. 9).
+    }
+  }
+
+  const host: PipelineHost = {
+    registry,
+    session,
+    approval: options.approval,
+    jobs,
+    graceMs: options.abortGraceMs ?? 2000,
+    live,
+    reportListenerError,
+    trackOrphan(exec, stage, promise) {
+      orphans.set(promise, { callId: exec.callId, stage })
+      const settle = (outcome: 'fulfilled' | 'rejected', error?: unknown) => {
+        orphans.delete(promise)
+        try {
+          session.append('tool/late-settle', {
+            callId: exec.callId,
+            name: exec.name,
+            stage,
+            outcome,
+            ...(error === undefined ? {} : { error: describeThrown(error) }),
+          })
+        } catch {}
+      }
+      promise.then(
+        () => settle('fulfilled'),
+        (error: unknown) => settle('rejected', error ?? 'rejected'),
+      )
+    },
+  }
+
+  const parentLive = (p: { token: symbol }) => live.has(p.token)
+
+  const mode = (call: ToolCall): ToolExecutionMode => {
+    const prepared = prepareCall(registry, call, parentLive)
+    const tool = prepared.tool
+    if (!tool || prepared.failure || !prepared.validated?.ok) return EXCLUSIVE
+    const classify = tool.definition.isConcurrencySafe as ((args: unknown) => unknown) | undefined
+    if (!classify) return EXCLUSIVE
+    try {
+      return classify(prepared.validated.value) === true ? PARALLEL : EXCLUSIVE
+    } catch {
+      return EXCLUSIVE
+    }
+  }
+
+  /** The one exit point: observers, then the log, then the counters — in commit order. */
+  const commit = ({ result, exec }: SettledCall) => {
+    for (const observer of registry.view(exec.agent).result) {
+      try {
+        observer(exec, result)
+      } catch (error) {
+        reportListenerError('tools/result', result.callId, error)
+      }
+    }
+    session.append('tool/result', result as unknown as Parameters<SessionLog['append']>[1])
+    metrics.record(result)
+  }
+
+  const run = (call: ToolCall, callOptions: CallOptions) => runCall(host, call, callOptions)
+
+  const scope = (agent: string | undefined, track: (d: Disposable) => Disposable): ScopeContext => ({
+    register: (tool) => track(registry.registerTool(tool as unknown as ToolDefinition<never, never>, agent)),
+    on: (event, listener) => {
+      switch (event) {
+        case 'tools/pre-execute':
+          return track(registry.onPre(listener as PreExecuteListener, agent))
+        case 'tools/execute':
+          return track(registry.onExecute(listener as ExecuteWrapper, agent))
+        case 'tools/post-execute':
+          return track(registry.onPost(listener as PostExecuteListener, agent))
+        case 'tools/result':
+          return track(registry.onResult(listener as ResultObserver, agent))
+        default:
+          throw new Error(`Unknown event ${JSON.stringify(event)}: use tools/pre-execute, tools/execute, tools/post-execute or tools/result`)
+      }
+    },
+    guard: (guard) => track(registry.addGuard(guard, agent)),
+    restrict: (restriction) => track(registry.restrict(restriction, agent)),
+    filter: (filter) => track(registry.addFilter(filter, agent)),
+  })
+
+  const use = (plugin: Plugin, agent: string | undefined): Disposable => {
+    const owned: (() => void)[] = []
+    const track = (d: Disposable) => {
+      owned.push(() => d.dispose())
+      return d
+    }
+    const ctx: PluginContext = {
+      ...scope(agent, track),
+      runtime,
+      toolOf: (exec) => registry.view(exec.agent).tools.get(exec.name)?.definition,
+      onDispose: (dispose) => void owned.push(dispose),
+    }
+    try {
+      const teardown = plugin(ctx)
+      if (typeof teardown === 'function') owned.push(teardown)
+    } catch (error) {
+      for (const d of owned.reverse()) d()
+      throw error
+    }
+    // Last in, first out: what was registered last may depend on what came before.
+    return disposable(() => {
+      for (let i = owned.length - 1; i >= 0; i--) owned[i]!()
+    })
+  }
+
+  const identity = (d: Disposable) => d
+  const runtime: Runtime = {
+    ...scope(undefined, identity),
+    use: (plugin) => use(plugin, undefined),
+    agent: (id) => ({ id, ...scope(id, identity), use: (plugin: Plugin) => use(plugin, id) }),
+    schemas: (agent) => registry.schemas(agent),
+    mode,
+    async execute(call) {
+      const settled = await run(call, {})
+      commit(settled)
+      return settled.result
+    },
+    executeBatch: (calls, batchOptions = {}) =>
+      runBatch(
+        {
+          mode,
+          run,
+          commit,
+          reportListenerError,
+          cascadePolicy(call) {
+            const declared = prepareCall(registry, call, parentLive).tool?.definition.cascadeOnFailure
+            if (!declared) return undefined
+            return (result) => !NO_CASCADE.has(result.error?.kind ?? '')
+          },
+        },
+        calls,
+        batchOptions,
+        maxParallel,
+      ),
+    session,
+    jobs,
+    approval: options.approval,
+    metrics: () => metrics.snapshot(),
+    async dispose() {
+      await jobs.dispose()
+      const pending = [...orphans.entries()]
+      if (pending.length > 0) {
+        // Give orphaned bodies one more grace period to settle, then report what is left.
+        await Promise.race([
+          Promise.allSettled(pending.map(([p]) => p)),
+          new Promise((resolve) => setTimeout(resolve, host.graceMs)),
+        ])
+      }
+      const left = [...orphans.values()]
+      if (left.length > 0) {
+        try {
+          session.append('runtime/orphans', { pending: left })
+        } catch {}
+      }
+      return { pendingOrphans: left }
+    },
+  }
+  if (options.timeouts !== false) runtime.use(timeoutPolicy())
+  return runtime
+}
+
+/** Failures that say a call never really ran do not cascade to siblings. */
+const NO_CASCADE = new Set(['cancelled', 'sibling_failed', 'aborted', 'unknown_tool', 'invalid_input'])
+
+function isJobsService(value: unknown): value is InProcessJobsService {
+  return typeof value === 'object' && value !== null && typeof (value as { start?: unknown }).start === 'function'
+}
+
+export { batchContexts }

@@ -1,0 +1,124 @@
+import { SiblingFailed } from '../errors/tool-error.js'
+import type { SettledCall } from '../pipeline/call.js'
+import type { CallOptions } from '../pipeline/state.js'
+import { linkSignals } from '../signal/link.js'
+import type { ToolCall, ToolExecutionMode, ToolResult } from '../types.js'
+
+// One model reply, many calls (seed 001 §6.8, seed 003 §6). Consecutive parallel-safe calls
+// share a rolling pool (a finished slot is refilled at once); an exclusive call is a barrier:
+// it waits for everything before it and nothing after it starts until it is done. Calls start
+// in model order, pre-execute (and approval prompts) run one at a time in model order, results
+// are committed (observers, `tool/result`) in model order however they finish, and every call
+// gets exactly one result — also the ones an abort kept from starting.
+
+export interface BatchOptions {
+  readonly signal?: AbortSignal
+  readonly maxParallel?: number
+  /** Fires once per call as soon as its result is final (before it is committed), for UIs. */
+  readonly onSettled?: (result: ToolResult) => void
+}
+
+export interface BatchHost {
+  mode(call: ToolCall): ToolExecutionMode
+  run(call: ToolCall, options: CallOptions): Promise<SettledCall>
+  commit(settled: SettledCall): void
+  /** When the call's tool declares a cascade: does this failed result skip its later siblings? */
+  cascadePolicy(call: ToolCall): ((result: ToolResult) => boolean) | undefined
+  reportListenerError(stage: string, callId: string, error: unknown): void
+}
+
+export async function runBatch(
+  host: BatchHost,
+  calls: readonly ToolCall[],
+  options: BatchOptions,
+  defaultParallel: number,
+): Promise<ToolResult[]> {
+  const n = calls.length
+  const maxParallel = Math.max(1, Math.floor(options.maxParallel ?? defaultParallel))
+  const settled: (SettledCall | undefined)[] = new Array(n)
+  const batch = linkSignals(options.signal)
+  const modes = calls.map((call) => host.mode(call).kind)
+  let committed = 0
+
+  // Sibling cascade: one controller per call whose tool declares it (aborted with SiblingFailed).
+  const policies = calls.map((call) => host.cascadePolicy(call))
+  const cascade = new Map<number, AbortController>()
+  for (let i = 0; i < n; i++) if (policies[i]) cascade.set(i, new AbortController())
+
+  // The pre-execute lane: call i's pre-execute starts after call i-1's ended.
+  let laneTail: Promise<void> = Promise.resolve()
+  const lane = (): NonNullable<CallOptions['preLane']> => {
+    const turn = laneTail
+    let release!: () => void
+    laneTail = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let released = false
+    return {
+      turn,
+      release() {
+        if (released) return
+        released = true
+        release()
+      },
+    }
+  }
+
+  const commitReady = () => {
+    while (committed < n && settled[committed]) host.commit(settled[committed++]!)
+  }
+
+  const runOne = async (index: number): Promise<void> => {
+    const call = calls[index]!
+    const preLane = lane()
+    let done: SettledCall
+    try {
+      done = await host.run(call, { signal: batch.signal, cascade: cascade.get(index)?.signal, preLane })
+    } finally {
+      preLane.release()
+    }
+    settled[index] = done
+    try {
+      options.onSettled?.(done.result)
+    } catch (error) {
+      host.reportListenerError('onSettled', call.callId, error)
+    }
+    if (done.result.isError && policies[index]?.(done.result)) {
+      for (let j = index + 1; j < n; j++) {
+        if (calls[j]!.name === call.name) cascade.get(j)?.abort(new SiblingFailed(call.callId))
+      }
+    }
+    commitReady()
+  }
+
+  const runGroup = async (from: number, to: number): Promise<void> => {
+    let next = from
+    const worker = async () => {
+      while (next < to) await runOne(next++)
+    }
+    await Promise.all(Array.from({ length: Math.min(maxParallel, to - from) }, worker))
+  }
+
+  try {
+    let i = 0
+    while (i < n) {
+      if (modes[i] === 'exclusive') {
+        await runOne(i++)
+        continue
+      }
+      let end = i
+      while (end < n && modes[end] === 'parallel') end++
+      await runGroup(i, end)
+      i = end
+    }
+  } finally {
+    batch.dispose()
+  }
+  commitReady()
+  return settled.map((s) => s!.result)
+}
+
+/** `additionalContexts` of a settled batch, FIFO in model order (delivered after all results). */
+export function batchContexts(results: readonly ToolResult[]) {
+  return results.flatMap((r) => r.additionalContexts ?? [])
+}

@@ -1,0 +1,162 @@
+import ajvModule from 'ajv/dist/2020.js'
+import { materialize } from '../json/materialize.js'
+import type { JsonObject, JsonValue } from '../types.js'
+import type { StandardSchemaV1 } from './standard-schema.js'
+
+// One adapter for every schema an author can write: a Standard Schema that exports JSON Schema
+// (zod v4, valibot, arktype) or a plain JSON Schema object (MCP and raw tools). Everything that
+// does not depend on the call — JSON Schema export, noise removal, ajv compilation — happens
+// here, once, at registration; the hot path only calls `validate`.
+
+/** A plain JSON Schema object (anything without `~standard`). */
+export type JsonSchemaObject = { readonly [key: string]: unknown }
+export type SchemaInput = StandardSchemaV1 | JsonSchemaObject
+
+export type ValidationResult =
+  | { readonly ok: true; readonly value: JsonValue }
+  | { readonly ok: false; readonly issues: readonly string[] }
+
+export interface CompiledSchema {
+  /** Model-facing JSON Schema: deep-frozen, without `$schema` or generator noise. */
+  readonly jsonSchema: JsonObject
+  /** Validates a materialized value; the returned value is a frozen snapshot (defaults applied). */
+  validate(value: JsonValue): ValidationResult | Promise<ValidationResult>
+}
+
+// ajv is CommonJS: its class is both module.exports and module.exports.default.
+const Ajv2020 = ajvModule.default
+type Ajv = InstanceType<typeof Ajv2020>
+let ajv: Ajv | undefined
+function sharedAjv(): Ajv {
+  ajv ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+  return ajv
+}
+
+export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
+  return typeof schema === 'object' && schema !== null && '~standard' in schema
+}
+
+/** Compile a parameters or output schema. Throws a clear Error when it cannot be used. */
+export function compileSchema(schema: SchemaInput, what: string): CompiledSchema {
+  if (typeof schema !== 'object' || schema === null) {
+    throw new Error(`${what} must be a Standard Schema (such as zod) or a JSON Schema object`)
+  }
+  return isStandardSchema(schema) ? compileStandard(schema, what) : compileJsonSchema(schema, what)
+}
+
+function compileJsonSchema(schema: JsonSchemaObject, what: string): CompiledSchema {
+  const jsonSchema = cleanJsonSchema(schema, what)
+  let check: ReturnType<Ajv['compile']>
+  try {
+    check = sharedAjv().compile(stripMeta(schema))
+  } catch (error) {
+    throw new Error(`${what} is not a valid JSON Schema: ${(error as Error).message}`)
+  }
+  return {
+    jsonSchema,
+    validate(value) {
+      if (check(value)) return { ok: true, value }
+      return { ok: false, issues: (check.errors ?? []).map(describeAjvError) }
+    },
+  }
+}
+
+function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema {
+  const props = schema['~standard']
+  const converter = props.jsonSchema
+  if (!converter) {
+    throw new Error(
+      `${what} (${props.vendor}) cannot export JSON Schema; use a validator that implements Standard JSON Schema (zod v4, valibot, arktype) or pass a JSON Schema object`,
+    )
+  }
+  let exported: Record<string, unknown>
+  try {
+    exported = converter.input({ target: 'draft-2020-12' })
+  } catch (error) {
+    throw new Error(`${what} cannot be exported to JSON Schema: ${(error as Error).message}`)
+  }
+  const jsonSchema = cleanJsonSchema(exported, what)
+  const finish = (result: StandardSchemaV1.Result<unknown>): ValidationResult => {
+    if (result.issues) return { ok: false, issues: result.issues.map(describeStandardIssue) }
+    const snapshot = materialize(result.value)
+    if (!snapshot.ok) {
+      return { ok: false, issues: [`the schema produced a non-JSON value: ${snapshot.path} ${snapshot.problem}`] }
+    }
+    return { ok: true, value: snapshot.value }
+  }
+  return {
+    jsonSchema,
+    validate(value) {
+      const result = props.validate(value)
+      return result instanceof Promise ? result.then(finish) : finish(result)
+    },
+  }
+}
+
+const SAFE = Number.MAX_SAFE_INTEGER
+
+/** Remove what only a generator or a validator needs, never the model; freeze the rest. */
+function cleanJsonSchema(schema: JsonSchemaObject, what: string): JsonObject {
+  const cleaned = materialize(stripMeta(schema))
+  if (!cleaned.ok || cleaned.value === null || typeof cleaned.value !== 'object' || Array.isArray(cleaned.value)) {
+    throw new Error(`${what} must be a JSON Schema object made of plain JSON`)
+  }
+  return cleaned.value as JsonObject
+}
+
+function stripMeta(node: unknown): Record<string, unknown> {
+  return stripNode(node) as Record<string, unknown>
+}
+
+function stripNode(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(stripNode)
+  if (node === null || typeof node !== 'object') return node
+  const out: Record<string, unknown> = {}
+  const source = node as Record<string, unknown>
+  for (const key of Object.keys(source)) {
+    if (key === '$schema' || key === '~standard') continue
+    // zod's integer export adds the safe-integer range: true of every JSON integer we accept.
+    if ((key === 'minimum' && source[key] === -SAFE) || (key === 'maximum' && source[key] === SAFE)) continue
+    const value = stripNode(source[key])
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true })
+    else out[key] = value
+  }
+  return out
+}
+
+function issuePath(path: ReadonlyArray<PropertyKey | StandardSchemaV1.PathSegment> | undefined): string {
+  if (!path || path.length === 0) return 'arguments'
+  let out = 'arguments'
+  for (const segment of path) {
+    const key = typeof segment === 'object' ? segment.key : segment
+    out += typeof key === 'number' ? `[${key}]` : `.${String(key)}`
+  }
+  return out
+}
+
+function describeStandardIssue(issue: StandardSchemaV1.Issue): string {
+  return `${issuePath(issue.path)}: ${issue.message}`
+}
+
+type AjvError = {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+function describeAjvError(error: AjvError): string {
+  const base = `arguments${error.instancePath.replace(/\/([^/]*)/g, (_m, k: string) => (/^\d+$/.test(k) ? `[${k}]` : `.${k.replace(/~1/g, '/').replace(/~0/g, '~')}`))}`
+  switch (error.keyword) {
+    case 'required':
+      return `${base}.${String(error.params.missingProperty)}: is required but missing`
+    case 'additionalProperties':
+      return `${base}.${String(error.params.additionalProperty)}: is not an allowed field; remove it`
+    case 'type':
+      return `${base}: expected ${String(error.params.type)}`
+    case 'enum':
+      return `${base}: expected one of ${JSON.stringify(error.params.allowedValues)}`
+    default:
+      return `${base}: ${error.message ?? 'is invalid'}`
+  }
+}

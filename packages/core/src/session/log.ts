@@ -1,0 +1,69 @@
+import { materialize } from '../json/materialize.js'
+import type { JsonObject, JsonValue } from '../types.js'
+
+// The session log is the record a replay is built from. Every payload is checked lossless at
+// the source (seed 000 §7: a non-serializable meta is rejected by append, naming the path), and
+// `tool/call` is appended before anything of the call runs.
+
+export type SessionEventType =
+  | 'tool/call'
+  | 'tool/result'
+  | 'tool/late-settle'
+  | 'tool/code-dispatch'
+  | 'approval/asked'
+  | 'approval/decided'
+  | 'listener/error'
+  | (string & {})
+
+export type SessionEvent = { readonly seq: number; readonly type: SessionEventType } & {
+  readonly [key: string]: JsonValue
+}
+
+/** Where events go. A sink may keep them (memory) or only write them (a file, a database). */
+export interface SessionSink {
+  write(event: SessionEvent): void
+  /** Events kept by this sink, oldest first; sinks that keep nothing return []. */
+  events?(): readonly SessionEvent[]
+}
+
+export interface SessionLog {
+  append(type: SessionEventType, payload: JsonObject): SessionEvent
+  events(): readonly SessionEvent[]
+}
+
+export class SessionPayloadError extends Error {
+  override readonly name = 'SessionPayloadError'
+}
+
+export function memorySink(): SessionSink & { events(): readonly SessionEvent[] } {
+  const events: SessionEvent[] = []
+  return {
+    write: (event) => void events.push(event),
+    events: () => events,
+  }
+}
+
+/** A sink that keeps nothing (benchmarks, hosts that log elsewhere). */
+export function discardSink(): SessionSink {
+  return { write() {} }
+}
+
+export function createSessionLog(sink: SessionSink = memorySink()): SessionLog {
+  let seq = 0
+  return {
+    append(type, payload) {
+      const checked = materialize(payload)
+      if (!checked.ok) {
+        throw new SessionPayloadError(
+          `session event ${type} is not lossless JSON: ${checked.path.replace(/^\$/, 'payload')} ${checked.problem}`,
+        )
+      }
+      seq++
+      const { seq: _seq, type: _type, ...rest } = checked.value as JsonObject
+      const event = Object.freeze({ seq, type, ...rest }) as SessionEvent
+      sink.write(event)
+      return event
+    },
+    events: () => sink.events?.() ?? [],
+  }
+}
