@@ -7,6 +7,7 @@ const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/inde
 export default defineConfig({
   resolve: {
     alias: {
+      '@toolgate/core/node': fileURLToPath(new URL('./packages/core/src/node/index.ts', import.meta.url)),
       '@toolgate/core': pkg('core'),
       '@toolgate/policy': pkg('policy'),
       '@toolgate/tools': pkg('tools'),
