@@ -1,5 +1,6 @@
 import {
   createJobsService,
+  createRuntime,
   type InProcessJobsService,
   type JobContext,
   type ToolRunContext,
@@ -355,20 +356,81 @@ describe('job_kill', () => {
 })
 
 describe('jobTools plugin', () => {
-  it('registers job_output, job_list and job_kill', () => {
-    const names: string[] = []
-    jobTools()({
-      register(tool) {
-        names.push(tool.name)
-        return { dispose() {}, [Symbol.dispose]() {} }
-      },
-    })
-    expect(names).toEqual(['job_output', 'job_list', 'job_kill'])
+  it('registers job_output, job_list and job_kill with snake_case parameters', () => {
+    const runtime = createRuntime()
+    runtime.use(jobTools())
+    const schemas = runtime.schemas()
+    expect(
+      Object.fromEntries(
+        schemas.map((s) => [s.name, Object.keys((s.parameters.properties ?? {}) as object)]),
+      ),
+    ).toEqual({ job_output: ['job_id', 'wait', 'timeout_ms'], job_list: [], job_kill: ['job_id', 'reason'] })
   })
 
   it('job_output and job_list are concurrency-safe; job_kill is exclusive', () => {
     expect(jobOutputTool.isConcurrencySafe?.({ job_id: 'x' })).toBe(true)
     expect(jobListTool.isConcurrencySafe?.({})).toBe(true)
     expect(jobKillTool.isConcurrencySafe).toBeUndefined()
+  })
+})
+
+describe('through the runtime pipeline', () => {
+  it('job_output waits, job_list lists, job_kill kills; unknown ids are tool errors; notices follow the rules', async () => {
+    const runtime = createRuntime()
+    runtime.use(jobTools())
+    const a = controlled()
+    const b = controlled()
+    // What bash does for run_in_background: publish with the call's signal, owner = exec.agent.
+    runtime.jobs.start({ kind: 'bash', label: 'npm test', run: a.run }, new AbortController().signal)
+    runtime.jobs.start({ kind: 'bash', label: 'npm run dev', run: b.run })
+    b.ctx.signal.addEventListener('abort', () => b.gate.resolve(undefined))
+    a.ctx.write('1 passed\n')
+
+    const waiting = runtime.execute({
+      callId: 'c1',
+      name: 'job_output',
+      arguments: '{"job_id":"bash-1","wait":true}',
+    })
+    a.gate.resolve({ exitCode: 0 })
+    const out = await waiting
+    expect(out.isError).toBe(false)
+    expect(out.content).toEqual([
+      { type: 'text', text: 'Job bash-1 (npm test) completed with exit {"exitCode":0}.\nOutput:\n1 passed' },
+    ])
+    expect(out.value).toMatchObject({ jobId: 'bash-1', status: 'completed', waited: 'ended' })
+
+    const list = await runtime.execute({ callId: 'c2', name: 'job_list', arguments: {} })
+    expect(list.content).toEqual([
+      { type: 'text', text: 'bash-1 completed npm test\nbash-2 running npm run dev' },
+    ])
+
+    const kill = await runtime.execute({ callId: 'c3', name: 'job_kill', arguments: { job_id: 'bash-2' } })
+    expect(kill.content).toEqual([{ type: 'text', text: 'Killed job bash-2 (npm run dev).' }])
+
+    const unknown = await runtime.execute({
+      callId: 'c4',
+      name: 'job_output',
+      arguments: { job_id: 'bash-7' },
+    })
+    expect(unknown.isError).toBe(true)
+    expect(unknown.error).toMatchObject({
+      kind: 'tool_error',
+      message: 'No background job "bash-7". Known jobs: bash-1, bash-2. Call job_list to see them.',
+    })
+    // bash-1 was awaited and bash-2 killed by the model: nothing to notify.
+    expect(runtime.jobs.takeNotices(undefined)).toEqual([])
+    await runtime.dispose()
+  })
+
+  it('runtime teardown kills running jobs', async () => {
+    const runtime = createRuntime()
+    const job = controlled()
+    runtime.jobs.start({ kind: 'bash', label: 'server', run: job.run })
+    job.ctx.signal.addEventListener('abort', () => job.gate.resolve(undefined))
+    await runtime.dispose()
+    expect(runtime.jobs.get('bash-1')).toMatchObject({
+      status: 'killed',
+      killReason: 'the jobs service shut down',
+    })
   })
 })

@@ -1,17 +1,12 @@
 // The job tools as one plugin: job_output, job_list, job_kill (DESIGN.md §4, seed 001 §6.11).
 
-import type { Disposable } from '@toolgate/core'
+import type { Plugin } from '@toolgate/core'
 import { jobKillTool } from './job-kill.js'
 import { jobListTool } from './job-list.js'
 import { jobOutputTool } from './job-output.js'
 
-/** The part of a plugin context the job tools need. */
-export interface ToolRegistrar {
-  register(tool: typeof jobOutputTool | typeof jobListTool | typeof jobKillTool): Disposable
-}
-
-/** `runtime.use(jobTools())`: registers job_output, job_list and job_kill. */
-export function jobTools(): (ctx: ToolRegistrar) => void {
+/** `runtime.use(jobTools())`: registers job_output, job_list and job_kill (disposed with the plugin). */
+export function jobTools(): Plugin {
   return (ctx) => {
     ctx.register(jobOutputTool)
     ctx.register(jobListTool)
