@@ -6,7 +6,7 @@ import { openaiResponsesCodec } from './codecs/openai-responses.js'
 import type { ModelClient, ModelRequest, ModelStreamEvent, Provider } from './model.js'
 import { ProviderAbortedError, ProviderError, ProviderStreamError } from './transport/errors.js'
 import { postJson, type TransportOptions } from './transport/http.js'
-import { readSse } from './transport/sse.js'
+import { readSseBatches } from './transport/sse.js'
 
 export const CODECS = {
   anthropic: anthropicCodec,
@@ -62,10 +62,13 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
       const body = connection.response.body
       if (!body) throw new ProviderStreamError('the response has no body; the server does not stream.')
       const decoder = codec.createStreamDecoder(encoded.strictTools)
-      for await (const message of readSse(body, connection.read)) {
-        if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
-        yield* decoder.push(message)
-        if (decoder.finished) return
+      for await (const batch of readSseBatches(body, connection.read)) {
+        for (const message of batch) {
+          if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
+          const events = decoder.push(message)
+          for (const event of events) yield event
+          if (decoder.finished) return
+        }
       }
       if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
       yield* decoder.end()

@@ -67,4 +67,4 @@ export {
   retryAfterMs,
   type TransportOptions,
 } from './transport/http.js'
-export { parseSseText, readSse, type SseMessage } from './transport/sse.js'
+export { parseSseText, readSse, readSseBatches, type SseMessage } from './transport/sse.js'
