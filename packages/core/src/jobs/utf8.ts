@@ -16,18 +16,24 @@ function unitAt(s: string, i: number): { bytes: number; units: number } {
 
 /** The UTF-8 length of `s` in bytes. */
 export function utf8Length(s: string): number {
-  let bytes = 0
-  for (let i = 0; i < s.length; ) {
+  const n = s.length
+  let bytes = n
+  for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i)
-    // ASCII fast path: the common case for command output.
-    if (c < 0x80) {
+    if (c < 0x80) continue // ASCII: already counted, the common case for command output
+    if (c < 0x800) {
       bytes += 1
-      i += 1
-      continue
+    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        bytes += 2 // a pair: 2 units, 4 bytes
+        i++
+      } else {
+        bytes += 2
+      }
+    } else {
+      bytes += 2 // 3 bytes, lone surrogates included (written as U+FFFD)
     }
-    const u = unitAt(s, i)
-    bytes += u.bytes
-    i += u.units
   }
   return bytes
 }
