@@ -1,6 +1,17 @@
 // @toolgate/policy — shell classification and sandbox (issue 4 §1, §3).
 // The permission engine (rules, presets, protected paths, grants) appends its exports below.
 
+export { bwrapArgs, protectedMounts } from './sandbox/bwrap.js'
+export { confine } from './sandbox/confine.js'
+export { probeSandbox } from './sandbox/probe.js'
+export {
+  type Confinement,
+  DEFAULT_PROTECTED_PATHS,
+  type Enforcement,
+  type SandboxMode,
+  type SandboxPolicy,
+  type SandboxProbe,
+} from './sandbox/types.js'
 export {
   type CommandPart,
   classifyCommand,

@@ -291,7 +291,7 @@ export function judgeProgram(name: Word, args: Args, depth = 0): Verdict {
     case 'reader':
       return ok(`${program} only reads`)
     case 'never':
-      return no(`${program} ${rule.why}`)
+      return no(`${program}: ${rule.why}`)
     case 'flags': {
       const dynamic = firstDynamic(args)
       if (dynamic !== undefined) {
@@ -339,16 +339,18 @@ const FIND_ACTIONS = new Set([
 ])
 
 function judgeFind(args: Args): Verdict {
-  const dynamic = firstDynamic(args)
-  if (dynamic !== undefined)
-    return no(`find with a dynamic argument (${dynamic.why}) could expand to an action`, { unsure: true })
-  for (const a of staticArgs(args)!) {
-    if (FIND_ACTIONS.has(a)) {
+  // Actions first: `find . -exec rm {} \\;` is refused for -exec, not for the `{}` it also holds.
+  for (const a of args) {
+    if (a.kind === 'static' && FIND_ACTIONS.has(a.value)) {
+      const v = a.value
       return no(
-        `find ${a} ${a.startsWith('-f') ? 'writes a file' : a === '-delete' ? 'deletes files' : 'runs a command'}`,
+        `find ${v} ${v.startsWith('-f') ? 'writes a file' : v === '-delete' ? 'deletes files' : 'runs a command'}`,
       )
     }
   }
+  const dynamic = firstDynamic(args)
+  if (dynamic !== undefined)
+    return no(`find with a dynamic argument (${dynamic.why}) could expand to an action`, { unsure: true })
   return ok('find without actions only reads')
 }
 
