@@ -186,6 +186,7 @@ for (const [provider, text] of Object.entries(transcripts)) {
     let n = 0
     for (const l of dataLines) n += JSON.parse(l) ? 1 : 0
     base.push(mb / ((performance.now() - t) / 1000))
+    if (n !== dataLines.length) throw new Error('baseline parsed fewer lines than it was given')
   }
   const c = median(codec)
   const b = median(base)
