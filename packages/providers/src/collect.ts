@@ -10,7 +10,7 @@ export interface CollectedTurn {
   readonly usage?: Usage
   /** What the agent does next (run the calls, stop, reply to truncated calls, ...). */
   readonly decision: StopDecision
-  /** Names of complete calls whose tool was sent strict (normalizeArgs before validation). */
+  /** Call ids of complete calls whose tool was sent strict (apply normalizeArgs before validation). */
   readonly strictCalls: ReadonlySet<string>
 }
 
