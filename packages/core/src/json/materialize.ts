@@ -198,9 +198,11 @@ function describeSyntaxError(text: string, error: unknown): string {
   const message = errorText(error)
   if (text.trim() === '') return 'are empty; send a JSON object such as {}'
   const match = /position (\d+)/.exec(message)
-  const incomplete = /end of JSON input/i.test(message)
-  if (!match && !incomplete) return `are not valid JSON (${message}); send one complete, valid JSON object`
+  if (!match && !/end of JSON input/i.test(message)) {
+    return `are not valid JSON (${message}); send one complete, valid JSON object`
+  }
   const position = match ? Number(match[1]) : text.length
+  const incomplete = position >= text.trimEnd().length
   const before = text.slice(0, position)
   const line = before.split('\n').length
   const column = position - before.lastIndexOf('\n')
