@@ -327,6 +327,10 @@ export const UNSAFE: readonly string[] = [
   'grep -r x . > results.txt',
   'git diff > patch.diff',
   'echo "#!/bin/sh" > .git/hooks/pre-commit',
+  // regressions found by the property tests (tree-sitter-bash and bash disagree)
+  'ls\n\\rm x',
+  'echo\n\\rm -rf ~',
+  'cat file.txt 2>&1 | head && ls "unterminated',
 ]
 
 export const READ_ONLY: readonly string[] = [

@@ -1,3 +1,4 @@
+import type { Node } from 'web-tree-sitter'
 import { parserUnavailableReason, readyParser } from './parser.js'
 import type { CommandClassification, SimpleCommandInfo } from './types.js'
 import { type WalkState, walkStatement } from './walk.js'
@@ -47,6 +48,9 @@ export function classifyUncached(command: string): CommandClassification {
   if (tree === null) return unsure('the parser returned no tree')
   const st: WalkState = { commands: [], problems: [], writes: [], depth: 0, incomplete: false }
   try {
+    // Any ERROR or MISSING node anywhere (also inside words the walker resolves without
+    // descending, such as an unterminated string) means bash may read the text differently.
+    if (tree.rootNode.hasError) return unsure(`the command does not parse (${describeError(tree.rootNode)})`)
     walkStatement(tree.rootNode, st)
   } finally {
     tree.delete() // WASM memory is not garbage-collected
@@ -100,6 +104,21 @@ function flagGitAfterCd(st: WalkState): void {
       st.problems.push({ reason, unsure: true })
     }
   }
+}
+
+function describeError(root: Node): string {
+  const stack: Node[] = [root]
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    if (n.isMissing) return `missing '${n.type}' at offset ${n.startIndex}`
+    if (n.isError) {
+      const text = n.text.replace(/\s+/g, ' ')
+      return `syntax error at offset ${n.startIndex} near '${text.length > 40 ? `${text.slice(0, 37)}...` : text}'`
+    }
+    if (!n.hasError) continue
+    for (let i = n.childCount - 1; i >= 0; i--) stack.push(n.child(i)!)
+  }
+  return 'syntax error'
 }
 
 function unsure(reason: string): CommandClassification {

@@ -24,7 +24,7 @@ const READING_EXPANSION_OPERATORS: ReadonlySet<string> = new Set([':-', '-', ':+
 export function resolveWord(node: Node, sink: WordSink): Word {
   switch (node.type) {
     case 'word':
-      return resolveUnquoted(node.text)
+      return resolveUnquoted(node.text, sink)
     case 'number':
       return { kind: 'static', value: node.text }
     case 'raw_string':
@@ -101,7 +101,7 @@ function checkExpansion(node: Node, sink: WordSink): void {
 }
 
 /** An unquoted word: backslash escapes one character; unescaped glob or brace characters expand. */
-function resolveUnquoted(text: string): Word {
+function resolveUnquoted(text: string, sink: WordSink): Word {
   let value = ''
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
@@ -111,6 +111,15 @@ function resolveUnquoted(text: string): Word {
       if (next === undefined || next === '\n') continue
       value += next
       continue
+    }
+    if (c === ' ' || c === '\t' || c === '\n') {
+      // bash ends a word at unquoted blanks; tree-sitter-bash sometimes does not (`ls\n\\rm x` parses
+      // as one command). When the parser and bash may disagree, nothing is read-only.
+      sink.problem(
+        'the parser and bash may split this command differently (a word holds an unquoted blank)',
+        true,
+      )
+      return dyn('unquoted blank in a word')
     }
     if (c === '*' || c === '?' || c === '[') return dyn(`glob ${text}`)
     if (c === '{' || c === '}') return dyn(`brace expansion ${text}`)

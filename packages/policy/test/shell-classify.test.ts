@@ -1,0 +1,160 @@
+import { classifyCommand, clearClassifyCache, initShellParser, splitCompound } from '@toolgate/policy'
+import { beforeAll, describe, expect, test } from 'vitest'
+
+beforeAll(async () => {
+  await initShellParser()
+})
+
+describe('classifyCommand: exact results', () => {
+  test('a read-only simple command', () => {
+    expect(classifyCommand('ls -la')).toEqual({
+      readOnly: true,
+      reason: 'ls only reads',
+      commands: [
+        {
+          text: 'ls -la',
+          canonical: 'ls -la',
+          argv: ['ls', '-la'],
+          program: 'ls',
+          readOnly: true,
+          reason: 'ls only reads',
+          writes: [],
+        },
+      ],
+      writes: [],
+    })
+  })
+
+  test('a redirect writes its target; 2>&1 and 2>/dev/null do not', () => {
+    expect(classifyCommand('git diff 2>/dev/null > patch.diff 2>&1')).toEqual({
+      readOnly: false,
+      reason: 'redirect writes to patch.diff',
+      commands: [
+        {
+          text: 'git diff 2>/dev/null > patch.diff 2>&1',
+          canonical: 'git diff 2>/dev/null > patch.diff 2>&1',
+          argv: ['git', 'diff'],
+          program: 'git',
+          subcommand: 'diff',
+          readOnly: false,
+          reason: 'redirect writes to patch.diff',
+          writes: ['patch.diff'],
+        },
+      ],
+      writes: ['patch.diff'],
+    })
+    expect(classifyCommand('git diff 2>/dev/null | head 2>&1').readOnly).toBe(true)
+  })
+
+  test('a compound command is read-only only when every part is', () => {
+    const c = classifyCommand('git status && rm -rf build')
+    expect(c.readOnly).toBe(false)
+    expect(c.reason).toBe('rm changes files')
+    expect(c.writes).toEqual(['build'])
+    expect(c.commands.map((p) => [p.canonical, p.readOnly])).toEqual([
+      ['git status', true],
+      ['rm -rf build', false],
+    ])
+    expect('unsure' in c).toBe(false)
+  })
+
+  test('write flags are reported as writes', () => {
+    expect(classifyCommand('sort -o out.txt in.txt').writes).toEqual(['out.txt'])
+    expect(classifyCommand('cat a | tee b c').writes).toEqual(['b', 'c'])
+    expect(classifyCommand('uniq in out').writes).toEqual(['out'])
+    expect(classifyCommand('git diff --output=d.patch').writes).toEqual(['d.patch'])
+  })
+
+  test('syntax it does not analyse fails closed, says so and is marked unsure', () => {
+    expect(classifyCommand('for f in *; do cat $f; done')).toEqual({
+      readOnly: false,
+      reason: "shell syntax 'for_statement' is not analysed",
+      commands: [],
+      writes: [],
+      unsure: true,
+    })
+    expect(classifyCommand('ls "unterminated')).toMatchObject({ readOnly: false, unsure: true })
+  })
+
+  test('quote removal resolves static command names; expansions in command position do not', () => {
+    expect(classifyCommand('"l"s -la').readOnly).toBe(true)
+    expect(classifyCommand('\\ls').commands[0]?.argv).toEqual(['ls'])
+    expect(classifyCommand('$CMD')).toMatchObject({
+      readOnly: false,
+      reason: 'the command name is only known at run time (variable $CMD)',
+      unsure: true,
+    })
+  })
+
+  test('substitutions are classified as part of the command (in evaluation order)', () => {
+    const c = classifyCommand('cat $(git ls-files)')
+    expect(c.readOnly).toBe(true)
+    expect(c.commands.map((p) => p.canonical)).toEqual(['git ls-files', 'cat $(git ls-files)'])
+    expect(c.commands[1]?.argv).toBeUndefined()
+    expect(classifyCommand('cat $(rm x)').readOnly).toBe(false)
+  })
+
+  test('git: reading subcommands yes, writing ones and config-loading options no', () => {
+    expect(classifyCommand('git log --oneline -n 5').commands[0]).toMatchObject({
+      subcommand: 'log',
+      readOnly: true,
+      reason: 'git log only reads the repository',
+    })
+    expect(classifyCommand('git branch -D x').reason).toBe('git branch -D is not a listing option')
+    expect(classifyCommand("git -c core.pager='sh -c id' log").reason).toBe(
+      'git -c can load other configuration or another repository (which can run code)',
+    )
+  })
+
+  test('wrappers are judged by the command they run', () => {
+    expect(classifyCommand('env ls').readOnly).toBe(true)
+    expect(classifyCommand('env rm x').reason).toBe('via env: rm changes files')
+    expect(classifyCommand('git ls-files | xargs wc -l').readOnly).toBe(true)
+    expect(classifyCommand('xargs sort -o out').readOnly).toBe(false)
+  })
+
+  test('results are frozen and cached results are the same object', () => {
+    clearClassifyCache()
+    const a = classifyCommand('git status')
+    expect(Object.isFrozen(a)).toBe(true)
+    expect(Object.isFrozen(a.commands[0])).toBe(true)
+    expect(classifyCommand('git status')).toBe(a)
+  })
+})
+
+describe('splitCompound', () => {
+  test('returns the parts with canonical text (whitespace and continuations normalised)', () => {
+    expect(splitCompound('git status  &&  npm   test \\\n  --silent; ls')).toEqual([
+      {
+        text: 'git status',
+        canonical: 'git status',
+        argv: ['git', 'status'],
+        program: 'git',
+        subcommand: 'status',
+        readOnly: true,
+      },
+      {
+        text: 'npm   test \\\n  --silent',
+        canonical: 'npm test --silent',
+        argv: ['npm', 'test', '--silent'],
+        program: 'npm',
+        subcommand: 'test',
+        readOnly: false,
+      },
+      { text: 'ls', canonical: 'ls', argv: ['ls'], program: 'ls', readOnly: true },
+    ])
+  })
+
+  test('env prefixes and redirects stay in the canonical text (a grant never covers them)', () => {
+    expect(splitCompound('LD_PRELOAD=x git status > out')?.map((p) => p.canonical)).toEqual([
+      'LD_PRELOAD=x git status > out',
+    ])
+  })
+
+  test('refuses to split what it cannot represent part by part', () => {
+    expect(splitCompound('if true; then ls; fi')).toBeUndefined()
+    expect(splitCompound('(ls) > out')).toBeUndefined()
+    expect(splitCompound('ls &')).toBeUndefined()
+    expect(splitCompound('')).toBeUndefined()
+  })
+})
