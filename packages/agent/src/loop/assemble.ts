@@ -1,0 +1,118 @@
+// Folds a model stream into the assistant message as it arrives, and keeps what it has when the
+// stream throws (abort, cut connection): providers' collectTurn only answers at the end. Parts
+// keep stream order; a call keeps the position where it started; a call that never completed is
+// left out of the message (it has no arguments to send back, and leaving it out keeps the history
+// valid in all three wire formats — no tool_use / tool_call / function_call without its result).
+import type { AssistantMessage, AssistantPart, ModelStreamEvent, ToolCallPart } from '@toolgate/providers'
+
+type Slot =
+  | { kind: 'text'; text: string }
+  | { kind: 'reasoning'; text: string; signature?: string }
+  | { kind: 'call'; callId: string; name: string; arguments?: string; strict?: boolean }
+
+export class TurnAssembler {
+  private readonly slots: Slot[] = []
+  private readonly calls = new Map<string, Extract<Slot, { kind: 'call' }>>()
+  finish: Extract<ModelStreamEvent, { type: 'finish' }> | undefined
+
+  /** Returns the call that just completed, if any. */
+  push(event: ModelStreamEvent): { part: ToolCallPart; strict: boolean } | undefined {
+    const last = this.slots[this.slots.length - 1]
+    switch (event.type) {
+      case 'text-delta':
+        if (last?.kind === 'text') last.text += event.text
+        else this.slots.push({ kind: 'text', text: event.text })
+        return undefined
+      case 'reasoning-delta':
+        if (last?.kind === 'reasoning' && last.signature === undefined) last.text += event.text
+        else this.slots.push({ kind: 'reasoning', text: event.text })
+        return undefined
+      case 'reasoning-signature': {
+        for (let i = this.slots.length - 1; i >= 0; i--) {
+          const s = this.slots[i]!
+          if (s.kind === 'reasoning') {
+            s.signature = event.signature
+            break
+          }
+        }
+        return undefined
+      }
+      case 'tool-call-start': {
+        if (this.calls.has(event.callId)) return undefined
+        const slot = { kind: 'call' as const, callId: event.callId, name: event.name }
+        this.calls.set(event.callId, slot)
+        this.slots.push(slot)
+        return undefined
+      }
+      case 'tool-call-delta':
+        return undefined
+      case 'tool-call-complete': {
+        let slot = this.calls.get(event.callId)
+        if (!slot) {
+          slot = { kind: 'call', callId: event.callId, name: event.name }
+          this.calls.set(event.callId, slot)
+          this.slots.push(slot)
+        }
+        // A provider that repeats a completion must not run the call twice.
+        if (slot.arguments !== undefined) return undefined
+        slot.arguments = event.arguments
+        slot.strict = event.strict
+        return {
+          part: { type: 'tool-call', callId: event.callId, name: event.name, arguments: event.arguments },
+          strict: event.strict,
+        }
+      }
+      case 'finish':
+        this.finish = event
+        return undefined
+      default: {
+        const never: never = event
+        throw new Error(`unknown stream event ${JSON.stringify(never)}`)
+      }
+    }
+  }
+
+  /** The assistant message so far: text, reasoning and complete calls, in stream order. */
+  message(): AssistantMessage {
+    const parts: AssistantPart[] = []
+    for (const s of this.slots) {
+      if (s.kind === 'text') {
+        if (s.text !== '') parts.push({ type: 'text', text: s.text })
+      } else if (s.kind === 'reasoning') {
+        parts.push({
+          type: 'reasoning',
+          text: s.text,
+          ...(s.signature !== undefined ? { signature: s.signature } : {}),
+        })
+      } else if (s.arguments !== undefined) {
+        parts.push({ type: 'tool-call', callId: s.callId, name: s.name, arguments: s.arguments })
+      }
+    }
+    return { role: 'assistant', parts }
+  }
+
+  /** Complete calls in message (model) order. */
+  orderedCalls(): ToolCallPart[] {
+    return this.message().parts.filter((p): p is ToolCallPart => p.type === 'tool-call')
+  }
+
+  /**
+   * Complete calls in model order. With `upToFirstIncomplete`, stop at the first call still
+   * streaming: a later call that completed first (OpenAI interleaves by index) waits for it.
+   */
+  readyCalls(upToFirstIncomplete: boolean): { part: ToolCallPart; strict: boolean }[] {
+    const out: { part: ToolCallPart; strict: boolean }[] = []
+    for (const s of this.slots) {
+      if (s.kind !== 'call') continue
+      if (s.arguments === undefined) {
+        if (upToFirstIncomplete) break
+        continue
+      }
+      out.push({
+        part: { type: 'tool-call', callId: s.callId, name: s.name, arguments: s.arguments },
+        strict: s.strict === true,
+      })
+    }
+    return out
+  }
+}

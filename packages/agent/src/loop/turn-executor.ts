@@ -1,0 +1,134 @@
+// Runs one turn's tool calls. Batch mode (the default) collects the complete calls and makes ONE
+// `runtime.executeBatch` when the reply has ended. Streaming mode (seed 003 §7) starts work while
+// the model is still talking, without a scheduler of its own: the pipeline and the batch scheduler
+// stay the only code that runs calls (§7.5), so hooks and approvals fire exactly once per call.
+//
+// Streaming splits the turn at the same partition boundaries the batch scheduler uses (a maximal
+// run of parallel-safe calls, or one exclusive call) and hands each closed partition to
+// executeBatch as soon as it is closed and the partitions before it are done. A run of parallel
+// calls is closed by the next exclusive call or by the end of the reply. Partitions run one after
+// another, so calls start, pass pre-execute (approval prompts) and commit in model order, exactly
+// as in one batch; each partition starts no later than it would in batch mode.
+//
+// The one rule that spans partitions in core is the sibling cascade (a failed call of a tool that
+// declares `cascadeOnFailure` skips its later same-tool siblings in the batch). Once a call of such
+// a tool appears, everything from it on waits for the end of the reply and runs as one batch, so
+// the cascade sees the same siblings as in batch mode.
+import type { AnyToolDefinition, Runtime, ToolCall, ToolResult } from '@toolgate/core'
+
+export interface TurnExecutorOptions {
+  readonly runtime: Runtime
+  readonly signal: AbortSignal
+  readonly streaming: boolean
+  readonly maxParallel?: number
+  readonly onSettled: (result: ToolResult) => void
+  readonly definition: (call: ToolCall) => AnyToolDefinition | undefined
+}
+
+export class TurnExecutor {
+  private readonly calls: ToolCall[] = []
+  private readonly results = new Map<ToolCall, ToolResult>()
+  /** Calls not handed to a partition yet (model order). */
+  private pending: ToolCall[] = []
+  private chain: Promise<void> = Promise.resolve()
+  private hold = false
+  private stopped = false
+  /** Calls whose partition was scheduled but never started because the turn stopped. */
+  private readonly skipped: ToolCall[] = []
+
+  constructor(private readonly options: TurnExecutorOptions) {}
+
+  /** Add the next complete call, in model order. */
+  add(call: ToolCall): void {
+    this.calls.push(call)
+    if (!this.options.streaming) {
+      this.pending.push(call)
+      return
+    }
+    if (!this.hold && this.options.definition(call)?.cascadeOnFailure === true) this.hold = true
+    if (this.hold) {
+      this.pending.push(call)
+      return
+    }
+    if (this.options.runtime.mode(call).kind === 'exclusive') {
+      this.flush()
+      this.schedule([call])
+    } else {
+      this.pending.push(call)
+    }
+  }
+
+  get size(): number {
+    return this.calls.length
+  }
+
+  /** The reply is complete: run what is left; results in model order. */
+  async finish(): Promise<ToolResult[]> {
+    this.flush()
+    await this.chain
+    return this.ordered()
+  }
+
+  /**
+   * The reply will not be run (a stream failure, an abort, a refusal, an unknown stop reason):
+   * started calls finish (or see the abort), the others are settled through the pipeline as
+   * cancelled with an already-aborted signal, so each is logged and answered exactly once.
+   */
+  async cancel(reason: unknown): Promise<ToolResult[]> {
+    const notStarted = await this.stop()
+    if (notStarted.length > 0) {
+      const aborted = new AbortController()
+      aborted.abort(reason)
+      const results = await this.options.runtime.executeBatch(notStarted, {
+        signal: aborted.signal,
+        onSettled: this.options.onSettled,
+      })
+      for (const [i, c] of notStarted.entries()) this.results.set(c, results[i]!)
+    }
+    return this.ordered()
+  }
+
+  /** The reply was cut by the token limit: started calls finish; the others are returned unrun. */
+  async drop(): Promise<(ToolResult | undefined)[]> {
+    await this.stop()
+    return this.calls.map((c) => this.results.get(c))
+  }
+
+  private async stop(): Promise<ToolCall[]> {
+    this.stopped = true
+    const left = this.pending
+    this.pending = []
+    await this.chain
+    return [...this.skipped, ...left].sort((a, b) => this.calls.indexOf(a) - this.calls.indexOf(b))
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0) return
+    const group = this.pending
+    this.pending = []
+    this.schedule(group)
+  }
+
+  private schedule(group: ToolCall[]): void {
+    this.chain = this.chain.then(async () => {
+      if (this.stopped) {
+        this.skipped.push(...group)
+        return
+      }
+      const results = await this.options.runtime.executeBatch(group, {
+        signal: this.options.signal,
+        ...(this.options.maxParallel === undefined ? {} : { maxParallel: this.options.maxParallel }),
+        onSettled: this.options.onSettled,
+      })
+      for (const [i, c] of group.entries()) this.results.set(c, results[i]!)
+    })
+  }
+
+  private ordered(): ToolResult[] {
+    return this.calls.map((c) => {
+      const r = this.results.get(c)
+      if (!r) throw new Error(`internal: call ${c.callId} has no result`)
+      return r
+    })
+  }
+}
