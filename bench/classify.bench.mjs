@@ -60,9 +60,15 @@ const parseOnly = rate((c) => parser.parse(c).delete())
 const uncached = rate((c) => classifyUncached(c))
 const cached = rate((c) => classifyCommand(c))
 
-console.log(`tree-sitter parse+delete baseline: ${fmt(parseOnly)} cmd/s median of ${RUNS} runs (${(parseOnly / TARGET).toFixed(2)}x target ${fmt(TARGET)})`)
-console.log(`classifyCommand uncached throughput: ${fmt(uncached)} cmd/s median of ${RUNS} runs (${(uncached / TARGET).toFixed(2)}x target ${fmt(TARGET)}; ${(uncached / parseOnly).toFixed(2)}x the parse-only baseline)`)
-console.log(`classifyCommand LRU-cached throughput (20 distinct commands): ${fmt(cached)} cmd/s median of ${RUNS} runs (${(cached / TARGET).toFixed(2)}x target ${fmt(TARGET)}; ${(cached / uncached).toFixed(1)}x uncached)`)
+console.log(
+  `tree-sitter parse+delete baseline: ${fmt(parseOnly)} cmd/s median of ${RUNS} runs (${(parseOnly / TARGET).toFixed(2)}x target ${fmt(TARGET)})`,
+)
+console.log(
+  `classifyCommand uncached throughput: ${fmt(uncached)} cmd/s median of ${RUNS} runs (${(uncached / TARGET).toFixed(2)}x target ${fmt(TARGET)}; ${(uncached / parseOnly).toFixed(2)}x the parse-only baseline)`,
+)
+console.log(
+  `classifyCommand LRU-cached throughput (20 distinct commands): ${fmt(cached)} cmd/s median of ${RUNS} runs (${(cached / TARGET).toFixed(2)}x target ${fmt(TARGET)}; ${(cached / uncached).toFixed(1)}x uncached)`,
+)
 
 // Memory: heap and WASM-backed RSS after GC, before and after 1e6 calls (uncached: every call
 // parses and frees a tree; a leaked tree would grow RSS).
@@ -84,5 +90,7 @@ if (gc === undefined) {
   const heap1 = process.memoryUsage().heapUsed
   const rss1 = process.memoryUsage().rss
   const mb = (b) => (b / 1024 / 1024).toFixed(1)
-  console.log(`classifyCommand memory over ${fmt(CALLS)} uncached calls: heap ${mb(heap0)} -> ${mb(heap1)} MB after GC (growth ${mb(heap1 - heap0)} MB), rss ${mb(rss0)} -> ${mb(rss1)} MB (growth ${mb(rss1 - rss0)} MB; rss at each quarter ${checkpoints.map(mb).join(' / ')} MB: growth in the last 3 quarters ${mb(checkpoints[3] - checkpoints[0])} MB; baseline: 0)`)
+  console.log(
+    `classifyCommand memory over ${fmt(CALLS)} uncached calls: heap ${mb(heap0)} -> ${mb(heap1)} MB after GC (growth ${mb(heap1 - heap0)} MB), rss ${mb(rss0)} -> ${mb(rss1)} MB (growth ${mb(rss1 - rss0)} MB; rss at each quarter ${checkpoints.map(mb).join(' / ')} MB: growth in the last 3 quarters ${mb(checkpoints[3] - checkpoints[0])} MB; baseline: 0)`,
+  )
 }
