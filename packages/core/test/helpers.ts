@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { defineTool, textOutput } from '../src/index.js'
+import { type ContentBlock, defineTool, textOutput } from '../src/index.js'
 
 /** A promise the test resolves by hand: deterministic interleavings, no sleeps. */
 export function gate<T = void>() {
@@ -25,4 +25,4 @@ export const echoTool = defineTool({
   execute: (args) => args.text.toUpperCase(),
 })
 
-export const text = (t: string) => [{ type: 'text', text: t }]
+export const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }]

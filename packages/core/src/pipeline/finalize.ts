@@ -1,6 +1,6 @@
 import { describeThrown, failures } from '../errors/failures.js'
-import { materialize } from '../json/materialize.js'
-import type { ContextMessage, ToolFailure, ToolResult } from '../types.js'
+import { isSnapshot, materialize } from '../json/materialize.js'
+import type { ContentBlock, ContextMessage, ToolFailure, ToolResult } from '../types.js'
 import { validBlocks } from './output.js'
 import type { Candidate } from './post-execute.js'
 import type { CallState } from './state.js'
@@ -45,7 +45,7 @@ function freezeResult(state: CallState, c: Candidate, startedAt: number, t0: num
     callId: state.exec.callId,
     name: state.exec.name,
     isError: c.isError,
-    content: Object.isFrozen(c.content) ? c.content : Object.freeze([...c.content]),
+    content: isSnapshot(c.content) ? c.content : (materialize(c.content) as unknown as { value: readonly ContentBlock[] }).value,
     timing: Object.freeze({ startedAt, durationMs: performance.now() - t0 }),
   }
   if (!c.isError && c.value !== undefined) result.value = c.value

@@ -73,9 +73,9 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/
  * Define a tool with arguments typed from its parameters schema. Invalid definitions throw a
  * `ToolDefinitionError` naming the field; they never reach the registry.
  */
-export function defineTool<P extends SchemaInput, Value, Args = InferArgs<P>>(
-  definition: ToolDefinition<Args, Value> & { readonly parameters: P },
-): ToolDefinition<Args, Value> {
+export function defineTool<P extends SchemaInput, Value>(
+  definition: ToolDefinition<InferArgs<P>, Value> & { readonly parameters: P },
+): ToolDefinition<InferArgs<P>, Value> {
   checkDefinition(definition as unknown as ToolDefinition<unknown, unknown>)
   return Object.freeze({ ...definition })
 }

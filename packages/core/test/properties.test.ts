@@ -1,0 +1,354 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import {
+  type JsonValue,
+  type PreToolDecision,
+  type ToolCall,
+  type ToolResult,
+  createApprovalService,
+  createRuntime,
+  defineTool,
+} from '../src/index.js'
+
+// DESIGN.md §5 invariants over random tools, listeners, decisions and faults. Each property
+// builds a fresh runtime from a generated scenario, runs a random batch (sometimes aborted at a
+// random point), and checks the invariants on what came out. 1,000+ cases per CI run in total.
+
+type Fault = 'none' | 'throw' | 'tool-error' | 'non-json' | 'bad-output' | 'hang' | 'slow'
+type ToolSpec = { name: string; parallel: 'true' | 'false' | 'throws' | 'truthy' | 'absent'; fault: Fault; finalizeThrows: boolean }
+type Scenario = {
+  tools: ToolSpec[]
+  pre: ('allow' | 'deny' | 'ask' | 'cancel' | 'throw' | 'garbage' | 'next')[]
+  guard: 'none' | 'deny-odd' | 'throw' | 'non-string'
+  approval: 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable' | 'throws' | 'none'
+  post: 'none' | 'accept' | 'replace-content' | 'block' | 'throw'
+  calls: { tool: number; args: 'ok' | 'bad-json' | 'invalid' | 'unknown' }[]
+  abortAfter: number | null
+  maxParallel: number
+}
+
+const toolSpec = fc.record({
+  name: fc.constantFrom('a', 'b', 'c'),
+  parallel: fc.constantFrom('true', 'false', 'throws', 'truthy', 'absent'),
+  fault: fc.constantFrom('none', 'none', 'none', 'throw', 'tool-error', 'non-json', 'bad-output', 'hang', 'slow'),
+  finalizeThrows: fc.boolean(),
+}) as fc.Arbitrary<ToolSpec>
+
+const scenario: fc.Arbitrary<Scenario> = fc.record({
+  tools: fc.uniqueArray(toolSpec, { minLength: 1, maxLength: 3, selector: (t) => t.name }),
+  pre: fc.array(fc.constantFrom('allow', 'deny', 'ask', 'cancel', 'throw', 'garbage', 'next'), { maxLength: 3 }),
+  guard: fc.constantFrom('none', 'deny-odd', 'throw', 'non-string'),
+  approval: fc.constantFrom('allowed-once', 'rejected', 'cancelled', 'unavailable', 'throws', 'none'),
+  post: fc.constantFrom('none', 'accept', 'replace-content', 'block', 'throw'),
+  calls: fc.array(
+    fc.record({ tool: fc.nat(2), args: fc.constantFrom('ok', 'ok', 'ok', 'bad-json', 'invalid', 'unknown') }),
+    { minLength: 1, maxLength: 8 },
+  ),
+  abortAfter: fc.option(fc.nat(6), { nil: null }),
+  maxParallel: fc.integer({ min: 1, max: 4 }),
+}) as fc.Arbitrary<Scenario>
+
+function build(s: Scenario) {
+  const approval = createApprovalService()
+  if (s.approval !== 'none') {
+    approval.answer(async () => {
+      if (s.approval === 'throws') throw new Error('prompt crashed')
+      return s.approval as 'allowed-once'
+    })
+  }
+  const runtime = createRuntime({ approval, maxParallel: s.maxParallel, abortGraceMs: 5 })
+  const finalizeCalls = new Map<string, number>()
+  let running = 0
+  let exclusiveRunning = false
+  let maxRunning = 0
+  const violations: string[] = []
+  const bodySignals = new Map<string, AbortSignal>()
+  for (const spec of s.tools) {
+    const parallel =
+      spec.parallel === 'absent'
+        ? {}
+        : {
+            isConcurrencySafe: () => {
+              if (spec.parallel === 'throws') throw new Error('classifier bug')
+              return (spec.parallel === 'truthy' ? 1 : spec.parallel === 'true') as boolean
+            },
+          }
+    runtime.register(
+      defineTool({
+        name: spec.name,
+        description: `Tool ${spec.name}.`,
+        parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+        output: { schema: { type: 'object' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
+        ...parallel,
+        execute: async (args, exec) => {
+          const exclusive = spec.parallel !== 'true'
+          if (exclusiveRunning || (exclusive && running > 0)) violations.push(`overlap at ${exec.callId}`)
+          running++
+          if (exclusive) exclusiveRunning = true
+          maxRunning = Math.max(maxRunning, running)
+          bodySignals.set(exec.callId, exec.signal)
+          try {
+            await new Promise((resolve) => setImmediate(resolve))
+            switch (spec.fault) {
+              case 'throw':
+                throw new Error('body bug')
+              case 'tool-error': {
+                const { ToolError } = await import('../src/index.js')
+                throw new ToolError('expected failure')
+              }
+              case 'non-json':
+                return { n: Number.NaN } as never
+              case 'bad-output':
+                return 'not an object' as never
+              case 'hang':
+                return await new Promise<never>(() => {})
+              case 'slow':
+                await new Promise((resolve) => setTimeout(resolve, 1))
+                return { n: (args as { n: number }).n } as never
+              default:
+                return { n: (args as { n: number }).n } as never
+            }
+          } finally {
+            running--
+            if (exclusive) exclusiveRunning = false
+          }
+        },
+        finalizeContent: (exec) => {
+          finalizeCalls.set(exec.callId, (finalizeCalls.get(exec.callId) ?? 0) + 1)
+          if (spec.finalizeThrows) throw new Error('finalizer bug')
+          return undefined
+        },
+      }),
+    )
+  }
+  for (const decision of s.pre) {
+    runtime.on('tools/pre-execute', (_exec, next) => {
+      switch (decision) {
+        case 'next':
+          return next()
+        case 'throw':
+          throw new Error('pre bug')
+        case 'garbage':
+          return { kind: 'whatever' } as unknown as PreToolDecision
+        case 'deny':
+          return { kind: 'deny', reason: 'denied by test' }
+        default:
+          return { kind: decision } as PreToolDecision
+      }
+    })
+  }
+  if (s.guard !== 'none') {
+    runtime.guard((exec) => {
+      if (s.guard === 'throw') throw new Error('guard bug')
+      if (s.guard === 'non-string') return 42 as unknown as string
+      return Number(exec.callId.slice(1)) % 2 === 1 ? 'odd calls are denied' : undefined
+    })
+  }
+  if (s.post !== 'none') {
+    runtime.on('tools/post-execute', (_exec, _result, next) => {
+      switch (s.post) {
+        case 'throw':
+          throw new Error('post bug')
+        case 'block':
+          return { kind: 'block', feedback: [{ type: 'text', text: 'blocked' }] }
+        case 'replace-content':
+          return { kind: 'accept', content: [{ type: 'text', text: 'replaced' }] }
+        default:
+          return next()
+      }
+    })
+  }
+  const observed: ToolResult[] = []
+  runtime.on('tools/result', (_exec, result) => {
+    observed.push(result)
+  })
+  runtime.on('tools/result', () => {
+    throw new Error('observer bug')
+  })
+  return { runtime, finalizeCalls, violations, observed, bodySignals, get maxRunning() { return maxRunning } }
+}
+
+function callsOf(s: Scenario): ToolCall[] {
+  return s.calls.map((c, i) => {
+    const tool = s.tools[c.tool % s.tools.length]!
+    const callId = `c${i}`
+    switch (c.args) {
+      case 'bad-json':
+        return { callId, name: tool.name, arguments: '{"n": ' }
+      case 'invalid':
+        return { callId, name: tool.name, arguments: { n: 'x' } }
+      case 'unknown':
+        return { callId, name: 'zzz', arguments: { n: i } }
+      default:
+        return { callId, name: tool.name, arguments: JSON.stringify({ n: i }) }
+    }
+  })
+}
+
+function deepFrozen(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true
+  if (!Object.isFrozen(value)) return false
+  return Object.values(value).every(deepFrozen)
+}
+
+async function run(s: Scenario) {
+  const h = build(s)
+  const calls = callsOf(s)
+  const controller = new AbortController()
+  let settledCount = 0
+  // A body that ignores its signal would hang the batch forever: the user presses Esc.
+  const hangs = s.tools.some((t) => t.fault === 'hang')
+  const esc = hangs ? setTimeout(() => controller.abort(), 5) : undefined
+  const results = await h.runtime.executeBatch(calls, {
+    signal: controller.signal,
+    onSettled: () => {
+      settledCount++
+      if (s.abortAfter !== null && settledCount === s.abortAfter) controller.abort()
+    },
+  })
+  clearTimeout(esc)
+  return { h, calls, results, settledCount }
+}
+
+describe('DESIGN.md §5 invariants (property-based)', () => {
+  it('1, 2, 3, 5, 8, 9: one frozen result per call in model order; finalize once; observers see the log; counters add up', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const { h, calls, results, settledCount } = await run(s)
+        // 1. exactly one result per call, in model order; tool/call logged before the result.
+        expect(results.map((r) => r.callId)).toEqual(calls.map((c) => c.callId))
+        expect(settledCount).toBe(calls.length)
+        const events = h.runtime.session.events()
+        for (const c of calls) {
+          const callSeq = events.findIndex((e) => e.type === 'tool/call' && e.callId === c.callId)
+          const resultEvents = events.filter((e) => e.type === 'tool/result' && e.callId === c.callId)
+          expect(callSeq).toBeGreaterThanOrEqual(0)
+          expect(resultEvents).toHaveLength(1)
+          expect(events.indexOf(resultEvents[0]!)).toBeGreaterThan(callSeq)
+        }
+        const resultOrder = events.filter((e) => e.type === 'tool/result').map((e) => e.callId)
+        expect(resultOrder).toEqual(calls.map((c) => c.callId))
+        // 2. finalizeContent exactly once for each call that resolved to a tool.
+        for (const c of calls) {
+          if (c.name === 'zzz') expect(h.finalizeCalls.get(c.callId)).toBe(undefined)
+          else expect(h.finalizeCalls.get(c.callId)).toBe(1)
+        }
+        // 3. deep-frozen results; observers saw exactly the results that were returned and logged.
+        for (const r of results) expect(deepFrozen(r)).toBe(true)
+        expect(h.observed).toEqual(results)
+        for (let i = 0; i < results.length; i++) expect(h.observed[i]).toBe(results[i])
+        // 5. exclusive calls never overlapped anything; the pool cap held.
+        expect(h.violations).toEqual([])
+        expect(h.maxRunning).toBeLessThanOrEqual(s.maxParallel)
+        // 8. calls = successes + failures, per tool.
+        for (const m of Object.values(h.runtime.metrics())) expect(m.calls).toBe(m.successes + m.failures)
+        const total = Object.values(h.runtime.metrics()).reduce((n, m) => n + m.calls, 0)
+        expect(total).toBe(calls.length)
+        // 9. the throwing observer changed nothing (and was logged).
+        expect(events.filter((e) => e.type === 'listener/error')).toHaveLength(calls.length)
+        // Every failure carries a kind and a code; successes carry a value.
+        for (const r of results) {
+          if (r.isError) expect(r.error?.kind && r.error.code).toBeTruthy()
+          else expect(r.error).toBe(undefined)
+        }
+        await h.runtime.dispose()
+      }),
+      { numRuns: 500 },
+    )
+  }, 120_000)
+
+  it('4: a guard denial can never become an allow; an ask without an allowed-once answer never runs the body', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const { h, calls, results } = await run(s)
+        for (let i = 0; i < calls.length; i++) {
+          const ran = h.bodySignals.has(calls[i]!.callId)
+          const oddDenied = s.guard === 'deny-odd' && i % 2 === 1
+          if (oddDenied || s.guard === 'throw' || s.guard === 'non-string') expect(ran).toBe(false)
+          const firstDecisive = s.pre.find((d) => d !== 'next')
+          if (firstDecisive === 'ask' && s.approval !== 'allowed-once') expect(ran).toBe(false)
+          if (firstDecisive && firstDecisive !== 'allow' && firstDecisive !== 'ask') expect(ran).toBe(false)
+          if (oddDenied && results[i]?.isError && s.post !== 'block' && s.post !== 'throw') {
+            const kind = results[i]!.error!.kind
+            expect(['permission_denied', 'cancelled', 'invalid_input', 'unknown_tool', 'approval_refused', 'exception']).toContain(kind)
+          }
+        }
+        await h.runtime.dispose()
+      }),
+      { numRuns: 300 },
+    )
+  }, 120_000)
+
+  it('6: the caller’s cancellation reaches every body, whatever wrappers do with exec.signal', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 3 }), fc.boolean(), async (wrappers, replace) => {
+        const runtime = createRuntime({ abortGraceMs: 5 })
+        let bodySignal: AbortSignal | undefined
+        let started!: () => void
+        const startedP = new Promise<void>((r) => {
+          started = r
+        })
+        runtime.register(
+          defineTool({
+            name: 'w',
+            description: 'W.',
+            parameters: { type: 'object' },
+            output: { schema: {}, render: () => [] },
+            execute: (_a, exec) =>
+              new Promise<JsonValue>((_r, reject) => {
+                bodySignal = exec.signal
+                started()
+                exec.signal.addEventListener('abort', () => reject(new Error('stopped')))
+              }),
+          }),
+        )
+        for (let i = 0; i < wrappers; i++) {
+          runtime.on('tools/execute', (_exec, next) => (replace ? next({ signal: new AbortController().signal }) : next()))
+        }
+        const controller = new AbortController()
+        const pending = runtime.execute({ callId: 'x', name: 'w', arguments: {}, signal: controller.signal })
+        await startedP
+        controller.abort()
+        const result = await pending
+        expect(bodySignal?.aborted).toBe(true)
+        expect(result.error?.kind).toBe('aborted')
+      }),
+      { numRuns: 100 },
+    )
+  })
+
+  it('7: host-only fields never appear in model-facing schemas', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          timeoutMs: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
+          deferLoading: fc.option(fc.boolean(), { nil: undefined }),
+          extra: fc.dictionary(fc.constantFrom('secret', 'apiKey', 'execute', 'output', 'hostOnly'), fc.string()),
+        }),
+        ({ timeoutMs, deferLoading, extra }) => {
+          const runtime = createRuntime()
+          runtime.register({
+            ...extra,
+            ...defineTool({
+              name: 't',
+              description: 'T.',
+              parameters: { type: 'object', $schema: 'https://json-schema.org/draft/2020-12/schema' },
+              output: { schema: {}, render: () => [] },
+              execute: () => null,
+              isConcurrencySafe: () => true,
+              presentCall: () => undefined,
+              ...(timeoutMs === undefined ? {} : { timeoutMs }),
+              ...(deferLoading === undefined ? {} : { deferLoading }),
+            }),
+          })
+          for (const schema of runtime.schemas()) {
+            const allowed = ['name', 'description', 'parameters', 'deferLoading']
+            for (const key of Object.keys(schema)) expect(allowed).toContain(key)
+            expect(JSON.stringify(schema)).not.toContain('$schema')
+          }
+        },
+      ),
+      { numRuns: 100 },
+    )
+  })
+})

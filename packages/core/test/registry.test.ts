@@ -1,0 +1,188 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, expectTypeOf, it } from 'vitest'
+import { z } from 'zod'
+import { jsonlSink, readSessionLog } from '../src/node/index.js'
+import {
+  type JsonObject,
+  ToolDefinitionError,
+  createRuntime,
+  createSessionLog,
+  defineTool,
+  jsonOutput,
+  textOutput,
+} from '../src/index.js'
+
+const base = {
+  description: 'A tool.',
+  parameters: { type: 'object' },
+  output: textOutput(),
+  execute: () => '',
+}
+
+describe('defineTool and registration', () => {
+  it.each([
+    [{ ...base, name: 'has space' }, 'Tool name "has space" is invalid: use 1-64 characters from a-z, A-Z, 0-9, "_" and "-"'],
+    [{ ...base, name: 'x'.repeat(65) }, `Tool name "${'x'.repeat(65)}" is invalid: use 1-64 characters from a-z, A-Z, 0-9, "_" and "-"`],
+    [{ ...base, name: 'out', output: undefined }, 'Tool "out" needs an output declaration { schema, render }; use textOutput() or jsonOutput(schema) for common shapes'],
+    [{ ...base, name: 't', timeoutMs: 0 }, 'Tool "t" has timeoutMs 0: it must be a positive finite number of milliseconds'],
+    [{ ...base, name: 't', timeoutMs: Number.POSITIVE_INFINITY }, 'Tool "t" has timeoutMs Infinity: it must be a positive finite number of milliseconds'],
+    [{ ...base, name: 'd', description: ' ' }, 'Tool "d" needs a non-empty description: it is all the model knows of it'],
+  ])('rejects an invalid definition with a clear message (%#)', (definition, message) => {
+    expect(() => defineTool(definition as never)).toThrow(new ToolDefinitionError(message))
+  })
+
+  it('rejects a duplicate name in the same scope, allows it in another', () => {
+    const runtime = createRuntime()
+    const tool = defineTool({ ...base, name: 'dup' })
+    runtime.register(tool)
+    expect(() => runtime.register(tool)).toThrow('A tool named "dup" is already registered globally; dispose it first or pick another name')
+    const agent = runtime.agent('sub')
+    agent.register(tool)
+    expect(() => agent.register(tool)).toThrow('A tool named "dup" is already registered for agent "sub"; dispose it first or pick another name')
+  })
+
+  it('derives the model-facing schema once, by allowlist, without generator noise', () => {
+    const runtime = createRuntime()
+    runtime.register(
+      defineTool({
+        name: 'read',
+        description: 'Read a file.',
+        deferLoading: true,
+        parameters: z.object({ path: z.string().describe('Path to read'), limit: z.number().int().optional() }),
+        output: textOutput(),
+        timeoutMs: 1000,
+        isConcurrencySafe: () => true,
+        execute: () => '',
+      }),
+    )
+    expect(runtime.schemas()).toEqual([
+      {
+        name: 'read',
+        description: 'Read a file.',
+        parameters: {
+          type: 'object',
+          properties: { path: { type: 'string', description: 'Path to read' }, limit: { type: 'integer' } },
+          required: ['path'],
+        },
+        deferLoading: true,
+      },
+    ])
+    expect(runtime.schemas()).toBe(runtime.schemas())
+    expect(Object.isFrozen(runtime.schemas()[0]?.parameters)).toBe(true)
+  })
+
+  it('orders schemas identically whatever order registration happened in', async () => {
+    const names = ['zeta', 'alpha', 'mid', 'beta']
+    const register = async (order: string[]) => {
+      const runtime = createRuntime()
+      await Promise.all(
+        order.map(async (name, i) => {
+          await new Promise((resolve) => setTimeout(resolve, (order.length - i) % 3))
+          runtime.register(defineTool({ ...base, name }))
+        }),
+      )
+      return JSON.stringify(runtime.schemas())
+    }
+    const a = await register(names)
+    const b = await register([...names].reverse())
+    expect(a).toBe(b)
+    expect(JSON.parse(a).map((s: { name: string }) => s.name)).toEqual(['alpha', 'beta', 'mid', 'zeta'])
+  })
+
+  it('disposes a plugin’s registrations last in, first out', () => {
+    const runtime = createRuntime()
+    const order: string[] = []
+    const plugin = runtime.use((ctx) => {
+      ctx.onDispose(() => order.push('first'))
+      ctx.register(defineTool({ ...base, name: 'p1' }))
+      ctx.on('tools/pre-execute', (_e, next) => next())
+      ctx.onDispose(() => order.push('last'))
+      return () => order.push('teardown')
+    })
+    expect(runtime.schemas().map((s) => s.name)).toEqual(['p1'])
+    plugin.dispose()
+    expect(order).toEqual(['teardown', 'last', 'first'])
+    expect(runtime.schemas()).toEqual([])
+  })
+
+  it('agent scopes apply tools, listeners and guards to that agent’s calls only', async () => {
+    const runtime = createRuntime()
+    const sub = runtime.agent('sub')
+    sub.register(defineTool({ ...base, name: 'only_sub', execute: () => 'sub tool' }))
+    sub.guard(() => 'sub agents may not call this')
+    const main = await runtime.execute({ callId: '1', name: 'only_sub', arguments: {} })
+    expect(main.error?.kind).toBe('unknown_tool')
+    const fromSub = await runtime.execute({ callId: '2', name: 'only_sub', arguments: {}, agent: 'sub' })
+    expect(fromSub.error?.message).toBe('sub agents may not call this')
+    expect(runtime.schemas('sub').map((s) => s.name)).toEqual(['only_sub'])
+  })
+})
+
+describe('type inference', () => {
+  it('infers args from zod and values from the output schema', () => {
+    defineTool({
+      name: 'typed',
+      description: 'Typed.',
+      parameters: z.object({ path: z.string(), limit: z.number().optional() }),
+      output: jsonOutput(z.object({ lines: z.array(z.string()) })),
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<{ path: string; limit?: number | undefined }>()
+        return { lines: [args.path] }
+      },
+    })
+    defineTool({
+      name: 'raw',
+      description: 'Raw.',
+      parameters: { type: 'object' },
+      output: textOutput(),
+      execute: (args) => {
+        expectTypeOf(args).toEqualTypeOf<JsonObject>()
+        return 'x'
+      },
+    })
+    // @ts-expect-error a text output must return a string
+    defineTool({ ...base, name: 'bad', output: textOutput(), execute: () => 42 })
+  })
+})
+
+describe('session log', () => {
+  it('rejects a payload that is not lossless JSON, naming the path', () => {
+    const log = createSessionLog()
+    expect(() => log.append('tool/result', { meta: { when: new Date(0) } } as never)).toThrow(
+      'session event tool/result is not lossless JSON: payload.meta.when is a Date, not a plain object or array; convert it to plain JSON first',
+    )
+    expect(log.events()).toEqual([])
+  })
+
+  it('JSONL: append-only; a torn last line is detected and skipped; earlier events are never lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-log-'))
+    const path = join(dir, 'session.jsonl')
+    const sink = jsonlSink(path)
+    const runtime = createRuntime({ session: sink })
+    runtime.register(defineTool({ ...base, name: 'e', execute: () => 'done' }))
+    await runtime.execute({ callId: 'a', name: 'e', arguments: {} })
+    sink.close()
+    const clean = readSessionLog(path)
+    expect(clean.events.map((e) => e.type)).toEqual(['tool/call', 'tool/result'])
+    expect(clean.tornTail).toBe(undefined)
+    // A crash mid-write leaves half a line.
+    writeFileSync(path, `${readFileSync(path, 'utf8')}{"seq":3,"type":"tool/ca`)
+    const torn = readSessionLog(path)
+    expect(torn.events).toHaveLength(2)
+    expect(torn.tornTail).toEqual({ line: 3, text: '{"seq":3,"type":"tool/ca' })
+    // Continuing the log appends after what was there (never truncates).
+    const again = jsonlSink(path)
+    again.write({ seq: 9, type: 'x' } as never)
+    again.close()
+    expect(readFileSync(path, 'utf8').startsWith(readFileSync(path, 'utf8').split('\n')[0]!)).toBe(true)
+  })
+
+  it('JSONL: corruption before the last line is an error naming the line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-log-'))
+    const path = join(dir, 'bad.jsonl')
+    writeFileSync(path, '{"seq":1,"type":"a"}\nnot json\n{"seq":3,"type":"c"}\n')
+    expect(() => readSessionLog(path)).toThrow(`session log ${path} line 2 is not valid JSON; the file is corrupt`)
+  })
+})
