@@ -254,7 +254,7 @@ async function drive(
       }
 
       const request: ModelRequest = {
-        messages: o.system === undefined ? history : [{ role: 'system', content: o.system }, ...history],
+        messages: o.system === undefined ? [...history] : [{ role: 'system', content: o.system }, ...history],
         tools,
         ...o.request,
       }
