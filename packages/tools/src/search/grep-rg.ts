@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { ToolError } from '@toolgate/core'
+import { GrepCollector, type GrepRequest } from './grep-result.js'
+import { SKIPPED_DIRS } from './walk.js'
+
+// The ripgrep backend: `rg` with the walk made to match the JS fallback (hidden files included,
+// ignore files not applied, symlinks not followed, SKIPPED_DIRS excluded, sorted by path), its
+// output streamed and parsed line by line, never held whole.
+
+let available: Promise<boolean> | undefined
+
+/** Whether `rg` runs (checked once per process). */
+export function ripgrepAvailable(): Promise<boolean> {
+  available ??= new Promise((resolve) => {
+    const child = spawn('rg', ['--version'], { stdio: 'ignore' })
+    child.on('error', () => resolve(false))
+    child.on('close', (code) => resolve(code === 0))
+  })
+  return available
+}
+
+export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> {
+  const args = ['--no-config', '--hidden', '--no-ignore', '--sort', 'path', '--with-filename']
+  if (request.glob !== undefined) args.push('--glob', request.glob)
+  // Exclusions last: later globs take precedence over the caller's.
+  for (const dir of SKIPPED_DIRS) args.push('--glob', `!${dir}`)
+  switch (request.mode) {
+    case 'content':
+      args.push('--json')
+      break
+    case 'files_with_matches':
+      args.push('--files-with-matches', '--null')
+      break
+    case 'count':
+      args.push('--count', '--null')
+      break
+  }
+  args.push('--regexp', request.pattern, '--', request.target)
+
+  const out = new GrepCollector(request.mode)
+  const child = spawn('rg', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const onAbort = () => child.kill('SIGKILL')
+  request.signal.addEventListener('abort', onAbort, { once: true })
+  let stderr = ''
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (chunk: string) => {
+    if (stderr.length < 4096) stderr += chunk
+  })
+  const closed = new Promise<{ code: number | null; error?: Error }>((resolve) => {
+    child.on('error', (error) => resolve({ code: null, error }))
+    child.on('close', (code) => resolve({ code }))
+  })
+  try {
+    const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })
+    for await (const line of lines) {
+      if (line === '') continue
+      if (request.mode === 'content') {
+        const event = JSON.parse(line) as RgEvent
+        if (event.type !== 'match') continue
+        const d = event.data
+        out.line(request.display(text(d.path)), d.line_number ?? 0, text(d.lines))
+      } else {
+        const nul = line.indexOf('\0')
+        if (nul === -1) continue
+        const path = request.display(line.slice(0, nul))
+        if (request.mode === 'files_with_matches') out.file(path)
+        else out.file(path, Number(line.slice(nul + 1)))
+      }
+    }
+    const { code, error } = await closed
+    request.signal.throwIfAborted()
+    if (error !== undefined) throw new ToolError(`ripgrep could not start: ${error.message}`)
+    // 0: matches, 1: none, 2: an error (with or without matches elsewhere).
+    if (code === 2 && out.totalFiles === 0) {
+      const message = stderr.trim().split('\n').slice(0, 8).join('\n')
+      throw new ToolError(
+        `grep failed: ${message || 'ripgrep exited with status 2'}. If the pattern has special characters, escape them (e.g. \\( \\. \\[) to search literally.`,
+        { info: { code: 'GREP_FAILED' } },
+      )
+    }
+    return out
+  } finally {
+    request.signal.removeEventListener('abort', onAbort)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  }
+}
+
+type RgText = { text?: string; bytes?: string }
+type RgEvent =
+  | { type: 'match'; data: { path: RgText; lines: RgText; line_number?: number } }
+  | { type: 'begin' | 'end' | 'context' | 'summary'; data: unknown }
+
+function text(t: RgText): string {
+  if (t.text !== undefined) return t.text
+  return t.bytes === undefined ? '' : Buffer.from(t.bytes, 'base64').toString('utf8')
+}

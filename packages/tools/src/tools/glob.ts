@@ -1,0 +1,103 @@
+// glob {pattern, path?}: files whose path matches a glob pattern, sorted, capped with a count.
+
+import { stat } from 'node:fs/promises'
+import { defineTool, ToolError } from '@toolgate/core'
+import { z } from 'zod'
+import type { ToolsEnv } from '../context.js'
+import { fsError } from '../fs/errors.js'
+import { globToRegExp } from '../search/glob-pattern.js'
+import { SKIPPED_DIRS, walkFiles } from '../search/walk.js'
+import { count, plural } from '../util/format.js'
+import { displayPath, resolvePath } from '../util/paths.js'
+import { presenter, resultPresenter } from '../util/present.js'
+
+export const GLOB_MAX_RESULTS = 1000
+
+export const globParameters = z.object({
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      'Glob over paths relative to `path`: `*` and `?` stay within one directory, `**/` spans directories, `{a,b}` alternatives, `[abc]` classes. Example: "src/**/*.ts".',
+    ),
+  path: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Directory to search from: absolute, or relative to the workspace root (default: the workspace root).',
+    ),
+})
+export type GlobArgs = z.infer<typeof globParameters>
+
+export const globValueSchema = z.object({
+  pattern: z.string(),
+  path: z.string(),
+  /** Matching files (relative to the workspace root when inside it), in path order. */
+  files: z.array(z.string()),
+  /** Matches beyond GLOB_MAX_RESULTS, not listed. */
+  omitted: z.number().int(),
+})
+export type GlobValue = z.infer<typeof globValueSchema>
+
+export const GLOB_DESCRIPTION = [
+  'Find files by path pattern, e.g. "**/*.ts" or "src/**/{index,main}.js". Use it to locate files by name; use grep to search their contents and ls to look at one directory.',
+  `Returns matching file paths (relative to the workspace root), sorted by path, one per line; at most ${count(GLOB_MAX_RESULTS)} are listed and the rest counted.`,
+  `Symbolic links and the directories ${SKIPPED_DIRS.join(', ')} are skipped (set path inside one to search it).`,
+].join(' ')
+
+export function globTool(env: ToolsEnv) {
+  return defineTool({
+    name: 'glob',
+    description: GLOB_DESCRIPTION,
+    parameters: globParameters,
+    output: {
+      schema: globValueSchema,
+      render: (_args, value: GlobValue) => [{ type: 'text', text: renderGlob(value) }],
+    },
+    isConcurrencySafe: () => true,
+    async execute(args, exec): Promise<GlobValue> {
+      const base = resolvePath(env.root, args.path ?? '.')
+      const shown = displayPath(env.root, base)
+      try {
+        if (!(await stat(base)).isDirectory())
+          throw new ToolError(`${shown} is a file, not a directory. Pass a directory as path.`)
+      } catch (error) {
+        if (error instanceof ToolError) throw error
+        throw fsError(error, shown, 'search')
+      }
+      const pattern = args.pattern.startsWith('./') ? args.pattern.slice(2) : args.pattern
+      const re = globToRegExp(pattern)
+      const files: string[] = []
+      let total = 0
+      for await (const entry of walkFiles(base, exec.signal)) {
+        if (!re.test(entry.relative)) continue
+        total++
+        if (files.length < GLOB_MAX_RESULTS) files.push(displayPath(env.root, entry.path))
+      }
+      return { pattern: args.pattern, path: shown, files, omitted: total - files.length }
+    },
+    presentCall: presenter(globParameters, (args) => ({
+      card: 'generic' as const,
+      title: `Glob ${args.pattern}${args.path === undefined ? '' : ` in ${args.path}`}`,
+      kind: 'search',
+    })),
+    presentResult: resultPresenter(globParameters, globValueSchema, (_args, value) => ({
+      card: 'search' as const,
+      query: value.pattern,
+      mode: 'paths' as const,
+      files: value.files.map((path) => ({ path })),
+    })),
+  })
+}
+
+export function renderGlob(value: GlobValue): string {
+  if (value.files.length === 0) return `(no files match ${value.pattern} in ${value.path})`
+  const lines = [...value.files]
+  if (value.omitted > 0) {
+    lines.push(
+      `[${plural(value.omitted, 'more file')} not listed (${count(value.files.length + value.omitted)} matched); narrow the pattern or path]`,
+    )
+  }
+  return lines.join('\n')
+}
