@@ -36,7 +36,9 @@ const globPaths = (args: Readonly<Record<string, JsonValue>>): readonly string[]
   }
   if (base.length === 0) return dir
   const prefix = base.join('/') || '/'
-  return pattern.startsWith('/') || pattern.startsWith('~') ? [...dir, prefix] : [...dir, `${dir[0]}/${prefix}`]
+  return pattern.startsWith('/') || pattern.startsWith('~')
+    ? [...dir, prefix]
+    : [...dir, `${dir[0]}/${prefix}`]
 }
 
 export const TOOL_SPECS = {

@@ -37,7 +37,7 @@ export function realPath(absolute: string): string | undefined {
   }
   let links = 0
   let pending = absolute.split(sep).filter((s) => s !== '')
-  let current = sep
+  let current: string = sep
   while (pending.length > 0) {
     const name = pending.shift()!
     if (name === '.') continue

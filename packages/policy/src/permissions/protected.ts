@@ -25,19 +25,60 @@ export interface ProtectedPath {
   readonly reason: string
 }
 
-const SHELL_RC = '.bashrc,.bash_profile,.bash_login,.bash_logout,.profile,.zshrc,.zshenv,.zprofile,.zlogin,.zlogout,.kshrc,.cshrc,.tcshrc,.inputrc'
+const SHELL_RC =
+  '.bashrc,.bash_profile,.bash_login,.bash_logout,.profile,.zshrc,.zshenv,.zprofile,.zlogin,.zlogout,.kshrc,.cshrc,.tcshrc,.inputrc'
 
 export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
-  { pattern: '~/.ssh/**', access: 'any', action: 'deny', reason: 'SSH keys and configuration: reading them leaks credentials, changing them grants access' },
+  {
+    pattern: '~/.ssh/**',
+    access: 'any',
+    action: 'deny',
+    reason: 'SSH keys and configuration: reading them leaks credentials, changing them grants access',
+  },
   { pattern: '~/.aws/**', access: 'any', action: 'deny', reason: 'cloud credentials' },
   { pattern: '~/.gnupg/**', access: 'any', action: 'deny', reason: 'private signing and encryption keys' },
-  { pattern: '**/.git/hooks/**', access: 'write', action: 'deny', reason: 'git hooks run as code on the next git command' },
-  { pattern: '**/.git/config', access: 'write', action: 'deny', reason: 'git configuration can name programs that git runs (core.hooksPath, core.fsmonitor, aliases)' },
-  { pattern: '**/.git/**', access: 'write', action: 'ask', reason: 'repository internals; change them through git commands instead' },
-  { pattern: '**/.toolgate/**', access: 'write', action: 'deny', reason: "toolgate's own settings decide what the agent may do; only a person edits them" },
-  { pattern: `**/{${SHELL_RC}}`, access: 'write', action: 'deny', reason: 'shell startup files run as code in every new shell' },
-  { pattern: '**/{.env.example,.env.sample,.env.template}', access: 'read', action: 'exempt', reason: 'example environment files hold no secrets by convention' },
-  { pattern: '**/.env*', access: 'read', action: 'ask', reason: 'environment files usually hold secrets (API keys, passwords)' },
+  {
+    pattern: '**/.git/hooks/**',
+    access: 'write',
+    action: 'deny',
+    reason: 'git hooks run as code on the next git command',
+  },
+  {
+    pattern: '**/.git/config',
+    access: 'write',
+    action: 'deny',
+    reason: 'git configuration can name programs that git runs (core.hooksPath, core.fsmonitor, aliases)',
+  },
+  {
+    pattern: '**/.git/**',
+    access: 'write',
+    action: 'ask',
+    reason: 'repository internals; change them through git commands instead',
+  },
+  {
+    pattern: '**/.toolgate/**',
+    access: 'write',
+    action: 'deny',
+    reason: "toolgate's own settings decide what the agent may do; only a person edits them",
+  },
+  {
+    pattern: `**/{${SHELL_RC}}`,
+    access: 'write',
+    action: 'deny',
+    reason: 'shell startup files run as code in every new shell',
+  },
+  {
+    pattern: '**/{.env.example,.env.sample,.env.template}',
+    access: 'read',
+    action: 'exempt',
+    reason: 'example environment files hold no secrets by convention',
+  },
+  {
+    pattern: '**/.env*',
+    access: 'read',
+    action: 'ask',
+    reason: 'environment files usually hold secrets (API keys, passwords)',
+  },
 ] satisfies ProtectedPath[])
 
 export interface ProtectedHit {
@@ -97,7 +138,8 @@ export function checkProtected(
   homes: readonly string[],
 ): ProtectedHit | undefined {
   let ask: ProtectedHit | undefined
-  const forms = path.real === undefined || path.real === path.lexical ? [path.lexical] : [path.lexical, path.real]
+  const forms =
+    path.real === undefined || path.real === path.lexical ? [path.lexical] : [path.lexical, path.real]
   for (const form of forms) {
     for (const home of homes) {
       const entry = firstMatch(table, form, access, home)

@@ -25,7 +25,9 @@ const TOOL_NAME = /^[A-Za-z0-9_*-]+$/
 const BUILTIN_CAPITALIZED = new Set(['Bash', 'Read', 'Edit', 'Write', 'Ls', 'Glob', 'Grep', 'LS'])
 export const MAX_RULE_LENGTH = 1000
 
-export type ParsedRule = { readonly ok: true; readonly matcher: RuleMatcher } | { readonly ok: false; readonly problem: string }
+export type ParsedRule =
+  | { readonly ok: true; readonly matcher: RuleMatcher }
+  | { readonly ok: false; readonly problem: string }
 
 const fail = (problem: string): ParsedRule => ({ ok: false, problem })
 
@@ -49,7 +51,8 @@ export function parseRule(text: string): ParsedRule {
   const spec = rule.slice(open + 1, -1).trim()
   if (name.includes('*')) return fail('a tool-name wildcard cannot take an argument pattern')
   if (spec === '') return fail(`the argument pattern is empty; write '${name}' to match every ${name} call`)
-  if (spec === '*' || spec === '**') return { ok: true, matcher: { kind: 'tool', tool: name, pattern: toolNamePattern(name) } }
+  if (spec === '*' || spec === '**')
+    return { ok: true, matcher: { kind: 'tool', tool: name, pattern: toolNamePattern(name) } }
   if (name === 'bash') return parseBashSpec(spec)
   const access = (PATH_RULE_TOOLS as Record<string, 'read' | 'write' | undefined>)[name]
   if (access !== undefined) return parsePathSpec(spec, access)
@@ -59,17 +62,24 @@ export function parseRule(text: string): ParsedRule {
 }
 
 function toolNamePattern(name: string): RegExp {
-  return new RegExp(`^${name.split('*').map((p) => p.replace(/[-]/g, '\\-')).join('.*')}$`)
+  return new RegExp(
+    `^${name
+      .split('*')
+      .map((p) => p.replace(/[-]/g, '\\-'))
+      .join('.*')}$`,
+  )
 }
 
 function parsePathSpec(spec: string, access: 'read' | 'write'): ParsedRule {
   let glob = spec
   while (glob.startsWith('./')) glob = glob.slice(2)
   if (glob.includes('\0')) return fail('the path pattern contains a NUL byte')
-  if (glob.split('/').includes('..')) return fail("path patterns may not contain '..'; write an absolute path instead")
+  if (glob.split('/').includes('..'))
+    return fail("path patterns may not contain '..'; write an absolute path instead")
   if (glob.startsWith('//')) return fail("the path pattern starts with '//'")
   const anchor = glob.startsWith('/') || glob.startsWith('~/') ? 'absolute' : 'workspace'
-  if (glob.startsWith('~') && !glob.startsWith('~/')) return fail("only '~/' is understood as the home directory")
+  if (glob.startsWith('~') && !glob.startsWith('~/'))
+    return fail("only '~/' is understood as the home directory")
   try {
     // Absolute globs keep their leading '/', home globs are expanded when matched (see engine).
     const pattern = globToRegExp(anchor === 'absolute' && glob.startsWith('~/') ? glob.slice(2) : glob)
@@ -121,7 +131,8 @@ export function splitRuleWords(text: string): string[] | string {
       let j = i + 1
       for (; j < text.length && text[j] !== '"'; j++) {
         const c = text[j]!
-        if (c === '$' || c === '`') return "'$' and '`' are not allowed in a bash pattern (a rule names fixed words)"
+        if (c === '$' || c === '`')
+          return "'$' and '`' are not allowed in a bash pattern (a rule names fixed words)"
         if (c === '\\' && j + 1 < text.length) {
           j++
           current += text[j]!

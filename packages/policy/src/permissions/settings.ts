@@ -61,11 +61,13 @@ export function validateSettings(data: unknown, source: RuleSource, file?: strin
   const rules: LoadedRule[] = []
   if (!isPlainObject(data)) return { rules, problems: [`${where}: the top level must be a JSON object`] }
   for (const key of Object.keys(data)) {
-    if (key !== 'permissions' && key !== '$schema') problems.push(`${where}: unknown field '${key}' (expected 'permissions')`)
+    if (key !== 'permissions' && key !== '$schema')
+      problems.push(`${where}: unknown field '${key}' (expected 'permissions')`)
   }
   const permissions = data.permissions
   if (permissions === undefined) return { rules, problems }
-  if (!isPlainObject(permissions)) return { rules, problems: [...problems, `${where}: 'permissions' must be an object`] }
+  if (!isPlainObject(permissions))
+    return { rules, problems: [...problems, `${where}: 'permissions' must be an object`] }
   for (const key of Object.keys(permissions)) {
     if (!(ACTIONS as readonly string[]).includes(key)) {
       problems.push(`${where}: unknown field 'permissions.${key}' (expected 'allow', 'ask' or 'deny')`)
@@ -102,7 +104,11 @@ export function loadRuleList(list: readonly Rule[], source: RuleSource): LoadedS
   const rules: LoadedRule[] = []
   list.forEach((r, i) => {
     const field = `rules[${i}]`
-    if (!isPlainObject(r) || !(ACTIONS as readonly unknown[]).includes(r.action) || typeof r.rule !== 'string') {
+    if (
+      !isPlainObject(r) ||
+      !(ACTIONS as readonly unknown[]).includes(r.action) ||
+      typeof r.rule !== 'string'
+    ) {
       problems.push(`${source}: '${field}' must be { action: 'allow' | 'ask' | 'deny', rule: string }`)
       return
     }
@@ -120,7 +126,13 @@ function makeRule(
   matcher: LoadedRule['matcher'],
   file?: string,
 ): LoadedRule {
-  return Object.freeze({ action, text: text.trim(), source, matcher, ...(file === undefined ? {} : { file }) })
+  return Object.freeze({
+    action,
+    text: text.trim(),
+    source,
+    matcher,
+    ...(file === undefined ? {} : { file }),
+  })
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -28,7 +28,13 @@ export type RuleMatcher =
   /** One simple bash command, exactly (`bash(git status)`) or by word prefix (`bash(npm run test:*)`). */
   | { readonly kind: 'bash'; readonly words: readonly string[]; readonly prefix: boolean }
   /** A path glob over read tools (`read(src/**)`) or file-writing tools (`edit(docs/**)`). */
-  | { readonly kind: 'path'; readonly access: 'read' | 'write'; readonly glob: string; readonly pattern: RegExp; readonly anchor: 'workspace' | 'absolute' }
+  | {
+      readonly kind: 'path'
+      readonly access: 'read' | 'write'
+      readonly glob: string
+      readonly pattern: RegExp
+      readonly anchor: 'workspace' | 'absolute'
+    }
 
 export interface LoadedRule {
   readonly action: RuleAction
@@ -61,7 +67,12 @@ export type DecisionStep =
 export interface DecidedBy {
   readonly step: DecisionStep
   /** The rule that decided (rule steps), with its source and file. */
-  readonly rule?: { readonly text: string; readonly source: RuleSource; readonly file?: string }
+  readonly rule?: {
+    readonly action: RuleAction
+    readonly text: string
+    readonly source: RuleSource
+    readonly file?: string
+  }
   /** The protected-path table entry that decided (protected-path step). */
   readonly protectedPattern?: string
 }

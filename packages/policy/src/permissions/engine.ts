@@ -1,0 +1,774 @@
+import { homedir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type { JsonValue } from '@toolgate/core'
+import { analyzeBash, type BashAnalysis, plainWords } from './bash.js'
+import { type ToolSpec, toolSpec } from './categories.js'
+import { LOOP_THRESHOLD, messages, ruleText } from './messages.js'
+import { insideRoot, type ResolvedPath, realPath, resolvePath } from './paths.js'
+import { checkProtected, PROTECTED_PATHS, type ProtectedHit, type ProtectedPath } from './protected.js'
+import { parseRule } from './rule-syntax.js'
+import { loadRuleList, loadSettingsFile, PermissionSettingsError } from './settings.js'
+import type {
+  ApprovalPolicy,
+  AskDescription,
+  CallLike,
+  DecidedBy,
+  GrantResult,
+  LoadedRule,
+  PermissionDecision,
+  Preset,
+  Rule,
+  RuleAction,
+  ToolCategory,
+} from './types.js'
+
+/**
+ * The permission engine (issue 4 §2). One precedence chain, in this order — the order is the
+ * semantics (seed 003 §8.2):
+ *
+ *   1 deny rule          any source; for bash, any simple command it names
+ *   2 protected path     bypass-immune table, every preset (danger-full-access included)
+ *   3 workspace boundary writes outside the workspace, in read-only and workspace-write
+ *   4 ask rule
+ *   5 session grant / allow rule   (every part of a compound bash command must be covered)
+ *   6 mode default       preset x tool category (read-only fast path lives here)
+ *   7 fallback           ask (fail closed)
+ *
+ * Then two adjustments: an `ask` in a non-interactive session becomes a `deny` that names the rule
+ * to add, and a call refused LOOP_THRESHOLD times is flagged as looping (seed 003 §8.7).
+ */
+
+export interface PermissionOptions {
+  /** The workspace root. */
+  readonly root: string
+  /** Default 'workspace-write'. */
+  readonly preset?: Preset
+  /** Default 'on-request'. 'never' = headless: an ask becomes a denial. */
+  readonly approvalPolicy?: ApprovalPolicy
+  /** Rules given in code (highest in provenance order, same precedence by action). */
+  readonly rules?: readonly Rule[]
+  /** Default `<root>/.toolgate/settings.json`; `null` for none. */
+  readonly projectSettingsPath?: string | null
+  /** Default `~/.toolgate/settings.json`; `null` for none. */
+  readonly userSettingsPath?: string | null
+  /** The home directory for `~` (default `os.homedir()`; tests inject a temp dir). */
+  readonly home?: string
+  /**
+   * Whether bash commands run confined (bubblewrap, see `confine`). When true, workspace-write runs
+   * non-destructive commands without asking (seed 003 §8.5 "sandbox auto-allow"); when false
+   * (default, fail closed) every bash command that is not read-only asks.
+   */
+  readonly sandboxed?: boolean
+  /** Replaces DEFAULT_RULES. */
+  readonly defaults?: readonly Rule[]
+  /** Replaces the protected-path table (extend it by spreading PROTECTED_PATHS). */
+  readonly protectedPaths?: readonly ProtectedPath[]
+  /** Categories of further tools (MCP, plugins); unknown tools ask unless a rule names them. */
+  readonly tools?: Readonly<Record<string, ToolSpec>>
+}
+
+/** Built-in rules (source 'defaults'): publishing is visible to others, so it is confirmed. */
+export const DEFAULT_RULES: readonly Rule[] = Object.freeze([
+  { action: 'ask', rule: 'bash(git push:*)' },
+  { action: 'ask', rule: 'bash(npm publish:*)' },
+] satisfies Rule[])
+
+/** Mode defaults, per preset (step 6). Reads/writes inside the workspace; exec handled below. */
+const MODE_DEFAULTS = {
+  'read-only': { readInside: 'allow', readOutside: 'ask', writeInside: 'ask', exec: 'ask' },
+  'workspace-write': { readInside: 'allow', readOutside: 'ask', writeInside: 'allow', exec: 'sandbox' },
+  'danger-full-access': { readInside: 'allow', readOutside: 'allow', writeInside: 'allow', exec: 'allow' },
+} as const satisfies Record<
+  Preset,
+  {
+    readInside: 'allow'
+    readOutside: 'allow' | 'ask'
+    writeInside: 'allow' | 'ask'
+    exec: 'allow' | 'ask' | 'sandbox'
+  }
+>
+
+export interface PermissionEngine {
+  readonly root: string
+  readonly preset: Preset
+  readonly approvalPolicy: ApprovalPolicy
+  readonly projectSettingsPath: string | undefined
+  readonly userSettingsPath: string | undefined
+  readonly rules: readonly LoadedRule[]
+  /**
+   * Decide one call. Records an `ask` under its callId (for `describeAsk` / `grantSession`).
+   * `interactive` defaults to `approvalPolicy === 'on-request'`.
+   */
+  decide(call: CallLike, options?: { readonly interactive?: boolean }): PermissionDecision
+  /** The same decision, without recording anything, with a one-line summary of who decided. */
+  explain(call: CallLike): PermissionDecision & { readonly summary: string }
+  /** The bypass-immune part only (deny rules, protected paths): what the monotonic guard enforces. */
+  bypassImmune(call: CallLike): { readonly kind: 'deny' | 'ask'; readonly reason: string } | undefined
+  /** What an approval prompt for a pending ask should show. */
+  describeAsk(callId: string): AskDescription | undefined
+  /** "Allow for this session": remembers the exact call (each simple command for bash). */
+  grantSession(callId: string): GrantResult
+  /** Count a refusal of this exact call (denied, rejected, cancelled, unavailable). Returns the count. */
+  recordRefusal(call: CallLike): number
+  refusals(call: CallLike): number
+  /** Forget the pending ask of a settled call. */
+  settle(callId: string): void
+  /** The grant keys remembered so far (stable order). */
+  grants(): readonly string[]
+  /** Stable deny rules and disabled tools, as system-prompt text (seed 003 §8.8); '' when none. */
+  promptText(): string
+}
+
+interface Subjects {
+  readonly spec: ToolSpec | undefined
+  readonly paths?: readonly { readonly written: string; readonly resolved: ResolvedPath }[]
+  readonly bash?: BashAnalysis
+  readonly problem?: string
+}
+
+export function createPermissionEngine(options: PermissionOptions): PermissionEngine {
+  const preset: Preset = options.preset ?? 'workspace-write'
+  const approvalPolicy: ApprovalPolicy = options.approvalPolicy ?? 'on-request'
+  if (!(preset in MODE_DEFAULTS))
+    throw new PermissionSettingsError([`options: unknown preset ${JSON.stringify(preset)}`])
+  if (approvalPolicy !== 'on-request' && approvalPolicy !== 'never') {
+    throw new PermissionSettingsError([`options: unknown approvalPolicy ${JSON.stringify(approvalPolicy)}`])
+  }
+  const rootLexical = resolve(options.root)
+  const root = realPath(rootLexical) ?? rootLexical
+  const home = resolve(options.home ?? homedir())
+  const homes = [...new Set([home, realPath(home) ?? home])]
+  const table = options.protectedPaths ?? PROTECTED_PATHS
+  const sandboxed = options.sandboxed === true
+  const projectSettingsPath =
+    options.projectSettingsPath === null
+      ? undefined
+      : (options.projectSettingsPath ?? join(rootLexical, '.toolgate', 'settings.json'))
+  const userSettingsPath =
+    options.userSettingsPath === null
+      ? undefined
+      : (options.userSettingsPath ?? join(home, '.toolgate', 'settings.json'))
+
+  const loaded = [
+    loadRuleList(options.rules ?? [], 'options'),
+    projectSettingsPath === undefined
+      ? { rules: [], problems: [] }
+      : loadSettingsFile(projectSettingsPath, 'project'),
+    userSettingsPath === undefined ? { rules: [], problems: [] } : loadSettingsFile(userSettingsPath, 'user'),
+    loadRuleList(options.defaults ?? DEFAULT_RULES, 'defaults'),
+  ]
+  const problems = loaded.flatMap((l) => l.problems)
+  if (problems.length > 0) throw new PermissionSettingsError(problems)
+  const rules = Object.freeze(loaded.flatMap((l) => l.rules))
+  const byAction = (action: RuleAction) => rules.filter((r) => r.action === action)
+  const denyRules = byAction('deny')
+  const askRules = byAction('ask')
+  const allowRules = byAction('allow')
+
+  const grantSet = new Set<string>()
+  const refusalCounts = new Map<string, number>()
+  const pending = new Map<
+    string,
+    { toolName: string; decision: Extract<PermissionDecision, { kind: 'ask' }>; grantKeys: readonly string[] }
+  >()
+
+  // ---- subjects: what a call touches ----------------------------------------------------------
+
+  function subjectsOf(call: CallLike): Subjects {
+    const spec = toolSpec(call.name, options.tools)
+    if (call.name === 'bash') {
+      const command = argsOf(call).command
+      if (typeof command !== 'string')
+        return { spec, problem: "the 'command' argument is missing or not a string" }
+      return { spec, bash: analyzeBash(command) }
+    }
+    if (spec?.paths === undefined) return { spec }
+    const paths = spec.paths(argsOf(call))
+    if (typeof paths === 'string') return { spec, problem: paths }
+    return {
+      spec,
+      paths: paths.map((written) => ({ written, resolved: resolvePath(written, rootLexical, home) })),
+    }
+  }
+
+  function relativeToRoot(p: string): string | undefined {
+    return insideRoot(p, root) ?? insideRoot(p, rootLexical)
+  }
+
+  function pathRuleMatches(rule: LoadedRule, rp: ResolvedPath, forms: 'any' | 'real'): boolean {
+    if (rule.matcher.kind !== 'path') return false
+    const m = rule.matcher
+    const candidates = forms === 'real' ? [rp.real] : [rp.lexical, rp.real]
+    for (const form of candidates) {
+      if (form === undefined) continue
+      if (m.anchor === 'workspace') {
+        const rel = relativeToRoot(form)
+        if (rel !== undefined && m.pattern.test(rel)) return true
+      } else if (m.glob.startsWith('~/')) {
+        for (const h of homes) {
+          if (form.startsWith(`${h}/`) && m.pattern.test(form.slice(h.length + 1))) return true
+        }
+      } else if (m.pattern.test(form)) return true
+    }
+    return false
+  }
+
+  function toolRuleMatches(rule: LoadedRule, name: string): boolean {
+    return rule.matcher.kind === 'tool' && rule.matcher.pattern.test(name)
+  }
+
+  /** Does a bash rule name this simple command? Deny rules also see through wrappers (fail closed). */
+  function bashRuleMatches(rule: LoadedRule, c: BashAnalysis['commands'][number], forDeny: boolean): boolean {
+    if (rule.matcher.kind !== 'bash') return false
+    const { words, prefix } = rule.matcher
+    const argv = forDeny ? c.argv : plainWords(c)
+    if (argv === undefined) {
+      return forDeny && prefix && words.length === 1 && c.program === words[0]
+    }
+    const at = (start: number) =>
+      (prefix ? argv.length - start >= words.length : argv.length - start === words.length) &&
+      words.every((w, i) => argv[start + i] === w)
+    if (at(0)) return true
+    if (forDeny && c.program !== undefined && DENY_WRAPPERS.has(c.program)) {
+      for (let i = 1; i < argv.length; i++) if (argv[i] === words[0] && at(i)) return true
+    }
+    return false
+  }
+
+  /** Rules of one action that apply to this call; the first match decides provenance. */
+  function firstRule(
+    list: readonly LoadedRule[],
+    call: CallLike,
+    subj: Subjects,
+    forDeny: boolean,
+  ): { rule: LoadedRule; subject?: string } | undefined {
+    for (const rule of list) {
+      if (toolRuleMatches(rule, call.name)) return { rule }
+      if (call.name === 'bash' && subj.bash !== undefined) {
+        for (const c of subj.bash.commands)
+          if (bashRuleMatches(rule, c, forDeny)) return { rule, subject: `"${c.canonical}"` }
+      }
+      if (rule.matcher.kind === 'path' && subj.paths !== undefined && appliesTo(rule, subj.spec)) {
+        for (const p of subj.paths)
+          if (pathRuleMatches(rule, p.resolved, 'any')) return { rule, subject: p.written }
+      }
+    }
+    return undefined
+  }
+
+  function appliesTo(rule: LoadedRule, spec: ToolSpec | undefined): boolean {
+    return rule.matcher.kind === 'path' && spec !== undefined && spec.category === rule.matcher.access
+  }
+
+  // ---- steps 1-2: the bypass-immune part ------------------------------------------------------
+
+  function protectedHit(subj: Subjects): { hit: ProtectedHit; subject: string } | undefined {
+    const checks: { written: string; rp: ResolvedPath; access: 'read' | 'write' }[] = []
+    const category = subj.spec?.category
+    if (subj.paths !== undefined) {
+      const access = category === 'write' ? 'write' : 'read'
+      for (const p of subj.paths) checks.push({ written: p.written, rp: p.resolved, access })
+    }
+    if (subj.bash !== undefined) {
+      const b = subj.bash
+      for (const w of b.writes)
+        checks.push({ written: w, rp: resolvePath(w, rootLexical, home), access: 'write' })
+      for (const m of b.mentions) {
+        const rp = resolvePath(m, rootLexical, home)
+        checks.push({ written: m, rp, access: 'read' })
+        // A command that is not read-only may write any file it names (cp, chmod, an interpreter).
+        if (!b.classification.readOnly) checks.push({ written: m, rp, access: 'write' })
+      }
+    }
+    let ask: { hit: ProtectedHit; subject: string } | undefined
+    for (const c of checks) {
+      const hit = checkProtected(table, c.rp, c.access, homes)
+      if (hit === undefined) continue
+      const subject =
+        c.rp.real !== undefined && c.rp.real !== c.rp.lexical && hit.path === c.rp.real
+          ? `${c.written} (a symbolic link to ${c.rp.real})`
+          : c.written
+      if (hit.entry.action === 'deny') return { hit, subject }
+      ask ??= { hit, subject }
+    }
+    return ask
+  }
+
+  function immune(call: CallLike, subj: Subjects): PermissionDecision | undefined {
+    if (subj.problem !== undefined) {
+      return deny('fallback', messages.badArguments(call.name, subj.problem), subj.problem)
+    }
+    const d = firstRule(denyRules, call, subj, true)
+    if (d !== undefined) {
+      return deny(
+        'deny-rule',
+        messages.denyRule(call.name, d.rule, d.subject),
+        `denied by the rule ${ruleText(d.rule)}`,
+        d.rule,
+      )
+    }
+    for (const p of subj.paths ?? []) {
+      if (p.resolved.real === undefined) {
+        return deny(
+          'protected-path',
+          messages.unresolvable(call.name, p.written),
+          `${p.written} has unresolvable symbolic links`,
+        )
+      }
+    }
+    const prot = protectedHit(subj)
+    if (prot !== undefined) {
+      const { entry } = prot.hit
+      const why = `${prot.subject} is a protected path (${entry.reason})`
+      if (entry.action === 'deny') {
+        return {
+          ...deny('protected-path', messages.protectedDeny(call.name, prot.subject, entry.reason), why),
+          protectedPattern: entry.pattern,
+        }
+      }
+      return { ...ask('protected-path', why, false), protectedPattern: entry.pattern }
+    }
+    return undefined
+  }
+
+  // ---- the chain ------------------------------------------------------------------------------
+
+  function evaluate(call: CallLike): { decision: PermissionDecision; subj: Subjects } {
+    const subj = subjectsOf(call)
+    const first = immune(call, subj)
+    if (first !== undefined) return { decision: first, subj }
+
+    // 3 workspace boundary
+    if (preset !== 'danger-full-access') {
+      const outside = outsideWrite(subj)
+      if (outside !== undefined) {
+        return {
+          decision: deny(
+            'workspace-boundary',
+            messages.boundary(call.name, outside, root, preset),
+            `writes ${outside}, outside the workspace, in the ${preset} preset`,
+          ),
+          subj,
+        }
+      }
+    }
+
+    // 4 ask rules
+    const a = firstRule(askRules, call, subj, false)
+    if (a !== undefined) {
+      return {
+        decision: ask(
+          'ask-rule',
+          `the rule ${ruleText(a.rule)} requires approval${a.subject ? ` for ${a.subject}` : ''}`,
+          false,
+          a.rule,
+        ),
+        subj,
+      }
+    }
+
+    // 5 session grants and allow rules
+    const covered = coverage(call, subj)
+    if (covered !== undefined) return { decision: covered, subj }
+
+    // 6 mode defaults, 7 fallback
+    return { decision: modeDefault(call, subj), subj }
+  }
+
+  function outsideWrite(subj: Subjects): string | undefined {
+    if (subj.spec?.category === 'write') {
+      for (const p of subj.paths ?? [])
+        if (relativeToRoot(p.resolved.real ?? p.resolved.lexical) === undefined) return p.written
+    }
+    if (subj.bash !== undefined) {
+      for (const w of subj.bash.writes) {
+        const rp = resolvePath(w, rootLexical, home)
+        const target = rp.real ?? rp.lexical
+        if (HARMLESS_WRITES.has(target)) continue
+        // Inside the sandbox /tmp is a private scratch directory, not the host's.
+        if (sandboxed && (target === '/tmp' || target.startsWith('/tmp/'))) continue
+        if (relativeToRoot(target) === undefined) return w
+      }
+    }
+    return undefined
+  }
+
+  function coverage(call: CallLike, subj: Subjects): PermissionDecision | undefined {
+    const key = grantKeysOf(call, subj)
+    if (subj.bash !== undefined) {
+      const b = subj.bash
+      if (!b.complete) return undefined
+      const allowTool = allowRules.find((r) => toolRuleMatches(r, 'bash'))
+      if (allowTool !== undefined)
+        return allowBy('allow-rule', `allowed by the rule ${ruleText(allowTool)}`, allowTool)
+      let firstRuleUsed: LoadedRule | undefined
+      let usedGrant = false
+      let ruleOrGrantWrites = 0
+      for (const c of b.commands) {
+        if (grantSet.has(bashKey(c.canonical))) {
+          usedGrant = true
+          ruleOrGrantWrites += c.writes.length
+          continue
+        }
+        const r = allowRules.find((rule) => bashRuleMatches(rule, c, false))
+        if (r !== undefined) {
+          firstRuleUsed ??= r
+          ruleOrGrantWrites += c.writes.length
+          continue
+        }
+        if (c.readOnly && c.writes.length === 0) continue
+        return undefined
+      }
+      if (firstRuleUsed === undefined && !usedGrant) return undefined // plain read-only: the mode decides
+      // Writes outside the simple commands (a redirect on a whole list) are nobody's: not covered.
+      if (b.writes.length > ruleOrGrantWrites) return undefined
+      return firstRuleUsed !== undefined
+        ? allowBy(
+            'allow-rule',
+            `every simple command is allowed (first by the rule ${ruleText(firstRuleUsed)})`,
+            firstRuleUsed,
+          )
+        : allowBy('session-grant', 'every simple command was allowed for this session')
+    }
+    if (key.length === 1 && grantSet.has(key[0]!))
+      return allowBy('session-grant', 'this exact call was allowed for this session')
+    const tool = allowRules.find((r) => toolRuleMatches(r, call.name))
+    if (tool !== undefined) return allowBy('allow-rule', `allowed by the rule ${ruleText(tool)}`, tool)
+    if (subj.paths !== undefined && subj.paths.length > 0) {
+      let used: LoadedRule | undefined
+      for (const p of subj.paths) {
+        // Allow rules must hold for the real target: a symlink cannot borrow an allowed name.
+        const r = allowRules.find(
+          (rule) => appliesTo(rule, subj.spec) && pathRuleMatches(rule, p.resolved, 'real'),
+        )
+        if (r === undefined) return undefined
+        used ??= r
+      }
+      if (used !== undefined) return allowBy('allow-rule', `allowed by the rule ${ruleText(used)}`, used)
+    }
+    return undefined
+  }
+
+  function modeDefault(call: CallLike, subj: Subjects): PermissionDecision {
+    const mode = MODE_DEFAULTS[preset]
+    const category: ToolCategory | undefined = subj.spec?.category
+    switch (category) {
+      case undefined:
+        return ask('fallback', `${call.name} is not a known tool and no rule allows it`, true)
+      case 'internal':
+        return allowBy('mode-default', `${call.name} only affects this session`)
+      case 'read': {
+        const outside = (subj.paths ?? []).find(
+          (p) => relativeToRoot(p.resolved.real ?? p.resolved.lexical) === undefined,
+        )
+        if (outside === undefined)
+          return allowBy('mode-default', 'read-only fast path: reads inside the workspace')
+        if (mode.readOutside === 'allow')
+          return allowBy('mode-default', `the ${preset} preset reads anywhere`)
+        return ask('mode-default', `reads ${outside.written}, outside the workspace`, true)
+      }
+      case 'write':
+        if (mode.writeInside === 'allow')
+          return allowBy('mode-default', `the ${preset} preset writes inside the workspace`)
+        return ask(
+          'mode-default',
+          `writes ${(subj.paths ?? [])[0]?.written ?? 'a file'} in the read-only preset`,
+          true,
+        )
+      case 'exec': {
+        const b = subj.bash
+        if (b === undefined) return ask('fallback', `${call.name} runs commands`, true)
+        if (b.classification.readOnly)
+          return allowBy('mode-default', `read-only fast path: ${b.classification.reason}`)
+        const grantable = b.complete && b.destructive === undefined
+        if (b.destructive !== undefined) {
+          return ask('mode-default', `"${b.destructive.text}" is destructive (${b.destructive.why})`, false)
+        }
+        if (mode.exec === 'allow') return allowBy('mode-default', `the ${preset} preset runs commands`)
+        if (mode.exec === 'sandbox' && sandboxed)
+          return allowBy('mode-default', 'the workspace-write preset runs commands inside the sandbox')
+        const why =
+          mode.exec === 'sandbox'
+            ? `the command is not read-only (${b.classification.reason}) and no sandbox confines it`
+            : `the command is not read-only (${b.classification.reason})`
+        return ask('mode-default', why, grantable)
+      }
+      default:
+        return assertNever(category)
+    }
+  }
+
+  // ---- adjustments: headless, loops ----------------------------------------------------------
+
+  function finish(
+    call: CallLike,
+    raw: PermissionDecision,
+    subj: Subjects,
+    interactive: boolean,
+  ): PermissionDecision {
+    const refused = refusalCounts.get(callKey(call, subj)) ?? 0
+    const looping = refused >= LOOP_THRESHOLD
+    let d = raw
+    // A boundary refusal is the preset's default, not a rule: after repeated refusals a person is
+    // shown the loop and may allow it once (seed 003 §8.7: surface the loop, keep human override).
+    if (d.kind === 'deny' && d.step === 'workspace-boundary' && looping && interactive) {
+      d = ask('workspace-boundary', d.why, false)
+    }
+    if (d.kind !== 'ask') return d
+    const displayReason = looping ? `${messages.loopingPrefix(refused)}${d.displayReason}` : d.displayReason
+    d = { ...d, displayReason, looping, offerSessionGrant: d.offerSessionGrant && !looping }
+    if (interactive) return d
+    return {
+      ...deny(d.step, messages.headless(call.name, d.why, headlessTail(call, d, subj), looping), d.why),
+      ...provenance(d),
+    }
+  }
+
+  function headlessTail(
+    call: CallLike,
+    d: Extract<PermissionDecision, { kind: 'ask' }>,
+    subj: Subjects,
+  ): string {
+    if (d.step === 'ask-rule') {
+      const rule = rules.find(
+        (r) => r.text === d.rule?.text && r.source === d.rule?.source && r.action === 'ask',
+      )
+      if (rule !== undefined) return messages.headlessAskRule(rule)
+    }
+    if (d.step === 'protected-path' || d.step === 'workspace-boundary') return messages.headlessNoRule
+    const suggested = suggestRules(call, subj)
+    if (suggested === undefined) return messages.headlessNoRule
+    return messages.headlessAddRule(
+      suggested,
+      projectSettingsPath ?? '<root>/.toolgate/settings.json',
+      userSettingsPath ?? '~/.toolgate/settings.json',
+    )
+  }
+
+  /** The narrowest allow rules that would let this exact call through, or undefined if none can. */
+  function suggestRules(call: CallLike, subj: Subjects): readonly string[] | undefined {
+    if (subj.bash !== undefined) {
+      const b = subj.bash
+      if (!b.complete) return undefined
+      const needed = b.commands
+        .filter((c) => !(c.readOnly && c.writes.length === 0))
+        .map((c) => `bash(${c.canonical})`)
+      const out = [...new Set(needed)]
+      return out.length > 0 && out.every((r) => parseRule(r).ok) ? out : undefined
+    }
+    if (subj.spec === undefined) return [call.name]
+    if (subj.paths !== undefined) {
+      const tool = subj.spec.category === 'write' ? 'edit' : 'read'
+      const out = subj.paths.map((p) => {
+        const target = p.resolved.real ?? p.resolved.lexical
+        return `${tool}(${relativeToRoot(target) || target})`
+      })
+      const unique = [...new Set(out)]
+      return unique.every((r) => parseRule(r).ok) ? unique : undefined
+    }
+    return [call.name]
+  }
+
+  // ---- keys -----------------------------------------------------------------------------------
+
+  function grantKeysOf(call: CallLike, subj: Subjects): readonly string[] {
+    if (subj.bash !== undefined) return [...new Set(subj.bash.commands.map((c) => bashKey(c.canonical)))]
+    return [`${call.name}:${stableJson(call.arguments)}`]
+  }
+
+  function callKey(call: CallLike, subj: Subjects): string {
+    if (subj.bash !== undefined) {
+      return subj.bash.complete
+        ? `bash:${subj.bash.commands.map((c) => c.canonical).join('\n')}`
+        : `bash:${subj.bash.command}`
+    }
+    return `${call.name}:${stableJson(call.arguments)}`
+  }
+
+  // ---- public API -----------------------------------------------------------------------------
+
+  const engine: PermissionEngine = {
+    root,
+    preset,
+    approvalPolicy,
+    projectSettingsPath,
+    userSettingsPath,
+    rules,
+    decide(call, opts) {
+      const interactive = opts?.interactive ?? approvalPolicy === 'on-request'
+      const { decision: raw, subj } = evaluate(call)
+      const decision = finish(call, raw, subj, interactive)
+      if (decision.kind === 'ask' && call.callId !== undefined) {
+        pending.set(call.callId, {
+          toolName: call.name,
+          decision,
+          grantKeys: decision.offerSessionGrant ? grantKeysOf(call, subj) : [],
+        })
+      }
+      return decision
+    },
+    explain(call) {
+      const { decision: raw, subj } = evaluate(call)
+      const decision = finish(call, raw, subj, approvalPolicy === 'on-request')
+      const by =
+        decision.rule !== undefined
+          ? `rule "${decision.rule.action} ${decision.rule.text}" from ${decision.rule.file ?? decision.rule.source}`
+          : decision.protectedPattern !== undefined
+            ? `protected path ${decision.protectedPattern}`
+            : `step ${decision.step}`
+      return { ...decision, summary: `${decision.kind} by ${by}: ${decision.why}` }
+    },
+    bypassImmune(call) {
+      const d = immune(call, subjectsOf(call))
+      if (d === undefined) return undefined
+      return d.kind === 'deny' ? { kind: 'deny', reason: d.reason } : { kind: 'ask', reason: d.why }
+    },
+    describeAsk(callId) {
+      const p = pending.get(callId)
+      if (p === undefined) return undefined
+      return Object.freeze({
+        callId,
+        toolName: p.toolName,
+        displayReason: p.decision.displayReason,
+        offerSessionGrant: p.decision.offerSessionGrant,
+        looping: p.decision.looping,
+        grantKeys: p.grantKeys,
+        decidedBy: provenance(p.decision),
+      })
+    },
+    grantSession(callId) {
+      const p = pending.get(callId)
+      if (p === undefined) return { granted: false, reason: `no approval is pending for call ${callId}` }
+      if (!p.decision.offerSessionGrant) {
+        return {
+          granted: false,
+          reason: `this call cannot be allowed for the whole session (${p.decision.why}); allow it once instead`,
+        }
+      }
+      for (const k of p.grantKeys) grantSet.add(k)
+      return { granted: true, keys: p.grantKeys }
+    },
+    recordRefusal(call) {
+      const key = callKey(call, subjectsOf(call))
+      const n = (refusalCounts.get(key) ?? 0) + 1
+      refusalCounts.set(key, n)
+      return n
+    },
+    refusals(call) {
+      return refusalCounts.get(callKey(call, subjectsOf(call))) ?? 0
+    },
+    settle(callId) {
+      pending.delete(callId)
+    },
+    grants() {
+      return [...grantSet].sort()
+    },
+    promptText() {
+      return renderPromptText(denyRules)
+    },
+  }
+  return engine
+}
+
+/** Seed 003 §8.8: only the configured, session-stable part (deny rules, disabled tools). */
+export function renderPromptText(denyRules: readonly LoadedRule[]): string {
+  const tools = [...new Set(denyRules.filter((r) => r.matcher.kind === 'tool').map((r) => r.text))].sort()
+  const args = [...new Set(denyRules.filter((r) => r.matcher.kind !== 'tool').map((r) => r.text))].sort()
+  if (tools.length === 0 && args.length === 0) return ''
+  const lines = [
+    'Permission rules for this session (calls that break them are refused; do not attempt them):',
+  ]
+  if (tools.length > 0) lines.push(`- Disabled tools: ${tools.join(', ')}`)
+  if (args.length > 0) lines.push(`- Denied: ${args.join(', ')}`)
+  return lines.join('\n')
+}
+
+const DENY_WRAPPERS = new Set([
+  'sudo',
+  'doas',
+  'env',
+  'nice',
+  'nohup',
+  'timeout',
+  'time',
+  'xargs',
+  'command',
+  'builtin',
+  'exec',
+  'stdbuf',
+  'ionice',
+  'watch',
+  'find',
+])
+const HARMLESS_WRITES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty'])
+
+const bashKey = (canonical: string) => `bash:${canonical}`
+
+function argsOf(call: CallLike): Readonly<Record<string, JsonValue>> {
+  const a = call.arguments
+  return typeof a === 'object' && a !== null && !Array.isArray(a)
+    ? (a as Readonly<Record<string, JsonValue>>)
+    : {}
+}
+
+/** Canonical JSON: object keys sorted, no whitespace. */
+export function stableJson(value: JsonValue): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value)
+  if (Array.isArray(value)) return `[${value.map((v) => stableJson(v)).join(',')}]`
+  const obj = value as Readonly<Record<string, JsonValue>>
+  return `{${Object.keys(obj)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stableJson(obj[k]!)}`)
+    .join(',')}}`
+}
+
+function provenance(d: PermissionDecision): DecidedBy {
+  return {
+    step: d.step,
+    ...(d.rule === undefined ? {} : { rule: d.rule }),
+    ...(d.protectedPattern === undefined ? {} : { protectedPattern: d.protectedPattern }),
+  }
+}
+
+function ruleRef(rule: LoadedRule | undefined): Pick<DecidedBy, 'rule'> {
+  if (rule === undefined) return {}
+  return {
+    rule: {
+      action: rule.action,
+      text: rule.text,
+      source: rule.source,
+      ...(rule.file === undefined ? {} : { file: rule.file }),
+    },
+  }
+}
+
+function deny(step: DecidedBy['step'], reason: string, why: string, rule?: LoadedRule): PermissionDecision {
+  return { kind: 'deny', step, reason, why, ...ruleRef(rule) }
+}
+
+function allowBy(step: DecidedBy['step'], why: string, rule?: LoadedRule): PermissionDecision {
+  return { kind: 'allow', step, why, ...ruleRef(rule) }
+}
+
+function ask(
+  step: DecidedBy['step'],
+  why: string,
+  offerSessionGrant: boolean,
+  rule?: LoadedRule,
+): Extract<PermissionDecision, { kind: 'ask' }> {
+  const sentence = why.charAt(0).toUpperCase() + why.slice(1)
+  return {
+    kind: 'ask',
+    step,
+    reason: `${step}: ${why}`,
+    displayReason: `${sentence}.`,
+    why,
+    offerSessionGrant,
+    looping: false,
+    ...ruleRef(rule),
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`)
+}

@@ -1,0 +1,18 @@
+export { analyzeBash, type BashAnalysis, destructiveWhy, plainWords } from './bash.js'
+export { TOOL_SPECS, type ToolSpec } from './categories.js'
+export {
+  createPermissionEngine,
+  DEFAULT_RULES,
+  type PermissionEngine,
+  type PermissionOptions,
+  renderPromptText,
+  stableJson,
+} from './engine.js'
+export { globToRegExp } from './glob.js'
+export { LOOP_THRESHOLD } from './messages.js'
+export { type ResolvedPath, realPath, resolvePath } from './paths.js'
+export { explainDecision, type PermissionsPlugin, permissions } from './plugin.js'
+export { checkProtected, firstMatch, PROTECTED_PATHS, type ProtectedPath } from './protected.js'
+export { type ParsedRule, parseRule } from './rule-syntax.js'
+export { loadSettingsFile, PermissionSettingsError, validateSettings } from './settings.js'
+export type * from './types.js'
