@@ -22,3 +22,6 @@ export {
 } from './shell/classify.js'
 export { initShellParser } from './shell/parser.js'
 export type { CommandClassification, SimpleCommandInfo } from './shell/types.js'
+
+// Permission engine (issue 4 §2): rules, presets, protected paths, grants, denial fuse.
+export * from './permissions/index.js'
