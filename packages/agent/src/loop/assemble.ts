@@ -97,15 +97,18 @@ export class TurnAssembler {
   }
 
   /**
-   * Complete calls in model order. With `upToFirstIncomplete`, stop at the first call still
-   * streaming: a later call that completed first (OpenAI interleaves by index) waits for it.
+   * Complete calls in model order. While the reply is still streaming (`sealedOnly`), only calls
+   * that are sealed: complete, with every earlier call complete (a later call that completed first
+   * — OpenAI interleaves by index — waits), and followed by another block. The last block of a reply
+   * is the only one the token limit can cut, so a call with a block after it was not cut; the last
+   * call waits for the stop reason, and a cut reply never runs it (seed 003 §7.6: no speculation).
    */
-  readyCalls(upToFirstIncomplete: boolean): { part: ToolCallPart; strict: boolean }[] {
+  readyCalls(sealedOnly: boolean): { part: ToolCallPart; strict: boolean }[] {
     const out: { part: ToolCallPart; strict: boolean }[] = []
-    for (const s of this.slots) {
+    for (const [i, s] of this.slots.entries()) {
       if (s.kind !== 'call') continue
-      if (s.arguments === undefined) {
-        if (upToFirstIncomplete) break
+      if (s.arguments === undefined || (sealedOnly && i === this.slots.length - 1)) {
+        if (sealedOnly) break
         continue
       }
       out.push({

@@ -270,8 +270,9 @@ async function drive(
             rawArgs.set(callId, args)
             const view = cards.call(name, agent, args)
             emit({ type: 'tool-call', turn, callId, name, arguments: args, ...(view ? { view } : {}) })
-            handOver(false)
           }
+          // A new block seals the calls before it: they can start (streaming mode).
+          if (event.type !== 'tool-call-delta') handOver(false)
           if (signal.aborted) break
         }
         if (!signal.aborted && !assembler.finish)
