@@ -454,7 +454,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     const category: ToolCategory | undefined = subj.spec?.category
     switch (category) {
       case undefined:
-        return ask('fallback', `${call.name} is not a known tool and no rule allows it`, true)
+        return ask('fallback', `the tool ${call.name} is not known and no rule allows it`, true)
       case 'internal':
         return allowBy('mode-default', `${call.name} only affects this session`)
       case 'read': {
