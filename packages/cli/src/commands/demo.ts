@@ -1,0 +1,81 @@
+// `toolgate demo`: the seed 000 walkthrough end to end, on a scripted model (no network, no
+// endpoint), in a fresh temporary workspace. Exit 0 when the run completes.
+import { scriptedModel } from '@toolgate/providers'
+import { type CommandSpec, parseArgs } from '../args.js'
+import { createDemoWorkspace } from '../demo/workspace.js'
+import { DEMO_TASK, demoTurns, LINT_CALL_ID } from '../demo/script.js'
+import { EXIT, type ExitCode } from '../exit-codes.js'
+import type { CliIO } from '../io.js'
+import { drive } from './drive.js'
+
+export const demoSpec: CommandSpec = {
+  name: 'demo',
+  summary: 'run the scripted walkthrough (no model endpoint needed) in a throwaway workspace',
+  positionals: [],
+  options: [
+    { name: 'json', kind: 'flag', description: 'Print one JSON event per line on stdout instead of cards.' },
+    {
+      name: 'yes',
+      short: 'y',
+      kind: 'flag',
+      description: 'Answer approval prompts automatically even on a terminal (demo policy: only the scripted lint command is approved).',
+    },
+    { name: 'dir', kind: 'string', value: '<path>', description: 'Create the temporary workspace under this directory (default: the OS temp dir).' },
+    { name: 'no-code', kind: 'flag', description: 'Leave out the run_code turn even when Code Mode is available.' },
+  ],
+  epilog: [
+    'The demo reads package.json, edits the README (diff card), runs the linter (asks for approval),',
+    'reads sources in parallel, tries to write .git/hooks/pre-commit (refused by policy) and answers.',
+    'On a terminal you answer the approval prompt: y = allow once, a = allow for this session, n = reject.',
+    'Elsewhere the demo policy decides and says so: only the scripted lint command is auto-approved.',
+  ].join('\n'),
+}
+
+export async function demoCommand(argv: readonly string[], io: CliIO): Promise<ExitCode | { help: true }> {
+  const parsed = parseArgs(demoSpec, argv)
+  if (!parsed.ok) {
+    io.stderr.write(`${parsed.error}\n`)
+    return EXIT.usage
+  }
+  if (parsed.help) return { help: true }
+  const o = parsed.options
+  let ws: ReturnType<typeof createDemoWorkspace>
+  try {
+    ws = createDemoWorkspace(typeof o.dir === 'string' ? o.dir : undefined)
+  } catch (error) {
+    io.stderr.write(`toolgate demo: could not create the workspace: ${error instanceof Error ? error.message : String(error)}\n`)
+    return EXIT.config
+  }
+  const wantCode = o['no-code'] !== true
+  const { code } = await drive({
+    io,
+    // The script's run_code turn is only played when Code Mode is really registered.
+    model: (session) => scriptedModel(demoTurns({ codeMode: session.codeMode }), { model: 'toolgate-demo-script' }),
+    root: ws.root,
+    preset: 'workspace-write',
+    approvalPolicy: 'on-request',
+    logPath: ws.logPath,
+    messages: [{ role: 'user', content: [{ type: 'text', text: DEMO_TASK }] }],
+    system: 'You are the toolgate demo agent (a scripted model).',
+    json: o.json === true,
+    codeMode: wantCode,
+    forceAuto: o.yes === true,
+    auto: (request) =>
+      request.callId === LINT_CALL_ID
+        ? {
+            outcome: 'allowed-once',
+            line:
+              o.yes === true
+                ? 'auto-approved (--yes; demo policy: the scripted lint command runs in the throwaway workspace)'
+                : 'auto-approved (not a TTY; demo policy: the scripted lint command runs in the throwaway workspace)',
+          }
+        : { outcome: 'rejected', line: 'auto-rejected (demo policy: only the scripted lint command is approved)' },
+    banner: (style) =>
+      `${style.bold('toolgate demo')} ${style.dim('— scripted model, no network')}\n${style.dim('workspace')} ${ws.root}\n${style.dim('task')}      ${DEMO_TASK}\n\n`,
+    summaryExtra: (_stats, peak) => [
+      ['parallel', `at most ${peak} tool ${peak === 1 ? 'body' : 'bodies'} ran at once`],
+      ['workspace', ws.root],
+    ],
+  })
+  return code
+}

@@ -1,0 +1,171 @@
+// One agent run with terminal output, shared by `demo` and `run`: the session (runtime, tools,
+// policy, approvals, JSONL log), the event view, the approval answerer, SIGINT, and the summary.
+import { jsonlSink } from '@toolgate/core/node'
+import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
+import { runAgent, sessionTap } from '@toolgate/agent'
+import type { Message, ModelClient } from '@toolgate/providers'
+import { terminalAnswerer } from '../approval/prompt.js'
+import { EXIT, type ExitCode } from '../exit-codes.js'
+import type { CliIO } from '../io.js'
+import { colorEnabled, createStyle, type Style } from '../render/colors.js'
+import { createScreen, type Screen } from '../render/progress.js'
+import { createRunView, renderSummary, type RunStats } from '../render/run-view.js'
+import { overlapProbe } from '../session/overlap.js'
+import { type ApprovalMode, createSession, type Preset } from '../wiring.js'
+
+/** How asks are answered when nobody is at a terminal (or --yes). */
+export type AutoDecision = (request: ApprovalRequest, title: string) => { outcome: ApprovalOutcome; line: string }
+
+export interface DriveOptions {
+  readonly io: CliIO
+  /** The model, made once the session exists (the demo script depends on whether run_code is there). */
+  readonly model: (session: { readonly codeMode: boolean }) => ModelClient
+  readonly root: string
+  readonly preset: Preset
+  readonly approvalPolicy: ApprovalMode
+  readonly logPath: string
+  readonly messages: readonly Message[]
+  readonly system?: string
+  readonly maxTurns?: number
+  readonly json: boolean
+  readonly codeMode: boolean
+  /** Used instead of the terminal prompt: always (--yes), or when stdin/stdout is not a TTY. */
+  readonly auto: AutoDecision
+  readonly forceAuto: boolean
+  /** Printed before the run (card mode only). */
+  readonly banner?: (style: Style) => string
+  /** Extra summary rows. */
+  readonly summaryExtra?: (stats: RunStats, peak: number) => [string, string][]
+}
+
+export interface DriveResult {
+  readonly code: ExitCode
+  readonly stats: RunStats
+}
+
+export async function drive(o: DriveOptions): Promise<DriveResult> {
+  const { io } = o
+  const out = o.json ? io.stderr : io.stdout
+  const style = createStyle(colorEnabled(out, io.env))
+  const interactive = io.stdin?.isTTY === true && out.isTTY === true
+  const screen: Screen = createScreen(out, style, { progress: out.isTTY === true && !o.json })
+  const width = Math.max(40, (out.isTTY ? out.columns : undefined) ?? 160)
+
+  const controller = new AbortController()
+  let interrupted = false
+  const interrupt = () => {
+    interrupted = true
+    controller.abort(new Error('interrupted by the user (SIGINT)'))
+  }
+  if (io.interrupt?.aborted) interrupt()
+  io.interrupt?.addEventListener('abort', interrupt, { once: true })
+
+  const sink = jsonlSink(o.logPath, { keep: true })
+  const tap = sessionTap(sink)
+  const probe = overlapProbe()
+  const started = performance.now()
+  let session: Awaited<ReturnType<typeof createSession>>
+  try {
+    session = await createSession({
+      root: o.root,
+      preset: o.preset,
+      approvalPolicy: o.approvalPolicy,
+      sink: tap,
+      codeMode: o.codeMode,
+      plugins: [probe.plugin],
+    })
+  } catch (error) {
+    sink.close()
+    io.stderr.write(`toolgate: could not set up the session: ${error instanceof Error ? error.message : String(error)}\n`)
+    return { code: EXIT.config, stats: emptyStats() }
+  }
+  for (const gap of session.gaps) io.stderr.write(`toolgate: note: ${gap}\n`)
+
+  const view = createRunView({
+    screen,
+    style,
+    width,
+    ...(o.json ? { json: io.stdout } : {}),
+    parallel: probe.overlapped,
+  })
+  const title = (request: ApprovalRequest) => view.describe(request.callId) ?? `${request.toolName} (${request.callId})`
+
+  // The pending card is printed by the event consumer; yield once so it is on screen before we ask.
+  const settleScreen = () => new Promise<void>((resolve) => setImmediate(resolve))
+  let answerer: ApprovalAnswerer
+  if (interactive && !o.forceAuto) {
+    const prompt = terminalAnswerer({
+      stdin: io.stdin!,
+      screen,
+      style,
+      describe: (request) => {
+        const d = session.policy.describe(request)
+        return { title: title(request), ...(d.reason ? { reason: d.reason } : {}), offerSession: d.offerSession }
+      },
+      ...(session.policy.grantSession ? { grantSession: session.policy.grantSession } : {}),
+      onInterrupt: interrupt,
+    })
+    answerer = async (request) => {
+      await settleScreen()
+      return prompt(request)
+    }
+  } else {
+    answerer = async (request) => {
+      await settleScreen()
+      const decided = o.auto(request, title(request))
+      const mark = decided.outcome === 'allowed-once' ? style.green('✓') : style.red('✗')
+      screen.print(`  ${mark} ${style.bold('approval')} ${title(request)}: ${decided.line}\n`)
+      return decided.outcome
+    }
+  }
+  session.approval.answer(answerer)
+
+  if (!o.json && o.banner) screen.print(o.banner(style))
+  let code: ExitCode = EXIT.failed
+  try {
+    const run = runAgent({
+      model: o.model(session),
+      runtime: session.runtime,
+      messages: o.messages,
+      ...(o.system ? { system: o.system } : {}),
+      signal: controller.signal,
+      sessionTap: tap,
+      ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
+    })
+    for await (const event of run) view.onEvent(event)
+    const result = await run.result
+    code = result.reason === 'completed' ? EXIT.ok : interrupted || result.reason === 'aborted' ? EXIT.interrupted : EXIT.failed
+  } catch (error) {
+    screen.print(`${style.red('■')} the run failed: ${error instanceof Error ? error.message : String(error)}\n`)
+    code = interrupted ? EXIT.interrupted : EXIT.failed
+  } finally {
+    io.interrupt?.removeEventListener('abort', interrupt)
+    screen.dispose()
+    await session.runtime.dispose().catch(() => undefined)
+    sink.close()
+  }
+  const wallMs = performance.now() - started
+  const extra = o.summaryExtra?.(view.stats, probe.peak()) ?? []
+  if (o.json) {
+    io.stdout.write(
+      `${JSON.stringify({
+        type: 'summary',
+        exitCode: code,
+        calls: view.stats.calls,
+        outcomes: Object.fromEntries(view.stats.outcomes),
+        toolMs: Math.round(view.stats.toolMs),
+        wallMs: Math.round(wallMs),
+        approvalsAsked: view.stats.approvalsAsked,
+        approvals: Object.fromEntries(view.stats.approvals),
+        log: o.logPath,
+      })}\n`,
+    )
+  } else {
+    screen.print(`\n${renderSummary({ stats: view.stats, wallMs, logPath: o.logPath, extra }, style)}`)
+  }
+  return { code, stats: view.stats }
+}
+
+function emptyStats(): RunStats {
+  return { calls: 0, outcomes: new Map(), toolMs: 0, approvalsAsked: 0, approvals: new Map(), turns: 0 }
+}

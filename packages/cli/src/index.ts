@@ -1,0 +1,101 @@
+// toolgate CLI: `main(argv, io)` returns the exit code (README "Exit codes"); bin.ts wires it to
+// the process. Tests call main directly or spawn the built binary.
+import { readFileSync } from 'node:fs'
+import { type CommandSpec, helpText } from './args.js'
+import { demoCommand, demoSpec } from './commands/demo.js'
+import { replayCommand, replaySpec } from './commands/replay.js'
+import { runCommand, runSpec } from './commands/run.js'
+import { EXIT, type ExitCode } from './exit-codes.js'
+import type { CliIO } from './io.js'
+
+export { EXIT, type ExitCode } from './exit-codes.js'
+export { type CliIO, type InStream, nodeIO, type OutStream } from './io.js'
+export { type CommandSpec, helpText, type OptionSpec, parseArgs, type ParseResult } from './args.js'
+export { renderCallCard, renderResultCard, type CallCardInput, type ResultCardInput, type ResultLike } from './render/cards.js'
+export { colorEnabled, createStyle, stripAnsi, type Style } from './render/colors.js'
+export { terminalAnswerer, keyAnswer } from './approval/prompt.js'
+export { resolveEndpoint } from './commands/run.js'
+
+type Command = {
+  readonly spec: CommandSpec
+  readonly run: (argv: readonly string[], io: CliIO) => Promise<ExitCode | { help: true }>
+}
+
+const COMMANDS = {
+  demo: { spec: demoSpec, run: demoCommand },
+  run: { spec: runSpec, run: runCommand },
+  replay: { spec: replaySpec, run: replayCommand },
+} as const satisfies Record<string, Command>
+
+export function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string }
+    return pkg.version ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+export function topHelp(): string {
+  return [
+    'toolgate — a small terminal agent built on the toolgate tool runtime',
+    '',
+    'Usage: toolgate <command> [options]',
+    '',
+    'Commands:',
+    ...Object.values(COMMANDS).map((c) => `  ${c.spec.name.padEnd(10)}${c.spec.summary}`),
+    '',
+    'Options:',
+    '  -h, --help     Show help (also: toolgate <command> --help, toolgate help <command>)',
+    '  -v, --version  Print the version',
+    '',
+    'Exit codes: 0 ok, 1 task failed, 2 usage error, 3 config error, 130 interrupted.',
+    'Environment: NO_COLOR disables colour; output that is not a terminal gets no colour and no progress.',
+    '',
+  ].join('\n')
+}
+
+export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode> {
+  const [first, ...rest] = argv
+  if (first === undefined) {
+    io.stderr.write(topHelp())
+    return EXIT.usage
+  }
+  if (first === '--help' || first === '-h') {
+    io.stdout.write(topHelp())
+    return EXIT.ok
+  }
+  if (first === '--version' || first === '-v' || first === 'version') {
+    io.stdout.write(`toolgate ${version()}\n`)
+    return EXIT.ok
+  }
+  if (first === 'help') {
+    const name = rest[0]
+    if (name === undefined) {
+      io.stdout.write(topHelp())
+      return EXIT.ok
+    }
+    const command = lookup(name)
+    if (!command) return unknown(name, io)
+    io.stdout.write(helpText(command.spec))
+    return EXIT.ok
+  }
+  const command = lookup(first)
+  if (!command) return unknown(first, io)
+  const code = await command.run(rest, io)
+  if (typeof code === 'object') {
+    io.stdout.write(helpText(command.spec))
+    return EXIT.ok
+  }
+  return code
+}
+
+function lookup(name: string): Command | undefined {
+  return Object.hasOwn(COMMANDS, name) ? COMMANDS[name as keyof typeof COMMANDS] : undefined
+}
+
+function unknown(name: string, io: CliIO): ExitCode {
+  const hint = name.startsWith('-') ? `unknown option ${name}` : `unknown command "${name}"`
+  io.stderr.write(`toolgate: ${hint}. Commands: ${Object.keys(COMMANDS).join(', ')}. See \`toolgate --help\`.\n`)
+  return EXIT.usage
+}

@@ -1,0 +1,211 @@
+// Terminal cards (seed 001 §6.12): a pending card when a call is complete in the stream, a settled
+// card when its result is final. Cards are built only from the tool's pure presentCall /
+// presentResult views (or a generic fallback), so a live run and a replay of its log print the
+// same text. Pure functions: (input, style) -> text; the caller decides where it goes.
+import type { ContentBlock, JsonValue, ToolCallView, ToolResultView } from '@toolgate/core'
+import type { Style } from './colors.js'
+
+/** The parts of a ToolResult a card needs (a live result or one read back from a session log). */
+export interface ResultLike {
+  readonly isError: boolean
+  readonly content: readonly ContentBlock[]
+  readonly error?: { readonly kind: string; readonly code: string; readonly message: string }
+  readonly timing?: { readonly durationMs: number }
+}
+
+export interface CallCardInput {
+  readonly name: string
+  /** The arguments: the parsed JSON value, or the raw text when it did not parse. */
+  readonly args: JsonValue | { readonly raw: string }
+  readonly view?: ToolCallView | undefined
+}
+
+export interface ResultCardInput extends CallCardInput {
+  readonly result: ResultLike
+  readonly resultView?: ToolResultView | undefined
+  /** The call overlapped another call of its batch (it ran in parallel). */
+  readonly parallel?: boolean
+}
+
+export interface CardOptions {
+  /** Longest line; longer lines are cut with "…". Default 160. */
+  readonly width?: number
+  /** Body lines shown per card before "… n more lines". Default 8 (diffs: 24). */
+  readonly maxLines?: number
+}
+
+const BAR = '│'
+
+export function renderCallCard(input: CallCardInput, style: Style, options: CardOptions = {}): string {
+  const width = options.width ?? 160
+  const head = `${style.cyan('▸')} ${style.bold(input.name)} ${callDetail(input)}`
+  const lines = [clip(head, width, style)]
+  if (input.view?.card === 'terminal' && input.view.description) {
+    lines.push(clip(`  ${style.dim(input.view.description)}`, width, style))
+  }
+  return `${lines.join('\n')}\n`
+}
+
+export function renderResultCard(input: ResultCardInput, style: Style, options: CardOptions = {}): string {
+  const width = options.width ?? 160
+  const maxLines = options.maxLines ?? 8
+  const { result } = input
+  const badges = `${input.parallel ? style.magenta(' ‖ parallel') : ''}${
+    result.timing ? style.dim(`  ${formatDuration(result.timing.durationMs)}`) : ''
+  }`
+  if (result.isError) {
+    const code = result.error?.code ?? 'ERROR'
+    const message = result.error?.message ?? textOf(result.content)
+    const head = `${style.red('✗')} ${style.bold(input.name)} ${callDetail(input)} · ${style.red(code)}${badges}`
+    return card(head, message === '' ? [] : message.split('\n'), maxLines, width, style)
+  }
+  const view = input.resultView
+  const mark = style.green('✓')
+  const name = style.bold(input.name)
+  if (!view) {
+    const text = textOf(result.content)
+    return card(`${mark} ${name} ${callDetail(input)}${badges}`, text === '' ? [] : text.split('\n'), 4, width, style)
+  }
+  switch (view.card) {
+    case 'read': {
+      const end = view.startLine + view.lines.length - 1
+      const range = view.lines.length === 0 ? 'empty' : `lines ${view.startLine}-${end} of ${view.totalLines}`
+      const digits = String(Math.max(end, 1)).length
+      const body = view.lines.map((line, i) => `${style.dim(String(view.startLine + i).padStart(digits))}  ${line}`)
+      return card(`${mark} ${name} ${view.path} · ${range}${badges}`, body, maxLines, width, style)
+    }
+    case 'search': {
+      const matches = view.files.reduce((n, f) => n + (f.count ?? f.matches?.length ?? 0), 0)
+      const files = `${view.files.length} ${view.files.length === 1 ? 'file' : 'files'}`
+      const detail = view.mode === 'paths' ? files : `${files}, ${matches} ${matches === 1 ? 'match' : 'matches'}`
+      const body: string[] = []
+      for (const f of view.files) {
+        body.push(view.mode === 'count' && f.count !== undefined ? `${f.path}: ${f.count}` : f.path)
+        for (const m of f.matches ?? []) body.push(`  ${style.dim(`${m.line}:`)} ${m.text}`)
+      }
+      return card(`${mark} ${name} ${JSON.stringify(view.query)} · ${detail}${badges}`, body, maxLines, width, style)
+    }
+    case 'terminal': {
+      const exit =
+        view.exitCode === null
+          ? style.red(`killed${view.signal ? ` by ${view.signal}` : ''}`)
+          : view.exitCode === 0
+            ? style.green('exit 0')
+            : style.yellow(`exit ${view.exitCode}`)
+      const output = view.output.replace(/\n$/, '')
+      const lines = output === '' ? [style.dim('(no output)')] : output.split('\n')
+      // A terminal shows the end of the output: keep the tail.
+      const tail = lines.length > maxLines ? [style.dim(`… ${lines.length - maxLines} earlier lines`), ...lines.slice(-maxLines)] : lines
+      return card(`${mark} ${name} $ ${oneLine(view.command)} · ${exit}${badges}`, tail, Number.POSITIVE_INFINITY, width, style)
+    }
+    case 'diff': {
+      const body = view.diff
+        .replace(/\n$/, '')
+        .split('\n')
+        .filter((l) => !l.startsWith('--- ') && !l.startsWith('+++ '))
+        .map((l) => (l.startsWith('@@') ? style.cyan(l) : l.startsWith('+') ? style.green(l) : l.startsWith('-') ? style.red(l) : l))
+      const counts = `${style.green(`+${view.added}`)} ${style.red(`-${view.removed}`)}`
+      return card(`${mark} ${name} ${view.path} · ${counts}${badges}`, body, options.maxLines ?? 24, width, style)
+    }
+    case 'generic': {
+      const summary = view.summary ?? ''
+      const [first = '', ...rest] = summary === '' ? [] : summary.split('\n')
+      const where = locations(view.locations)
+      return card(`${mark} ${name} ${view.title}${first ? ` · ${first}` : ''}${where}${badges}`, rest, maxLines, width, style)
+    }
+    case 'web':
+      return card(`${mark} ${name} ${view.kind} ${view.url ?? view.title ?? ''}${badges}`, [], maxLines, width, style)
+    default:
+      return assertNever(view)
+  }
+}
+
+/** One line describing the call, from its call view, else its arguments. */
+export function callDetail(input: CallCardInput): string {
+  const view = input.view
+  if (!view) return compactArgs(input.args)
+  switch (view.card) {
+    case 'generic':
+      return `${view.title}${locations(view.locations)}`
+    case 'terminal':
+      return `$ ${oneLine(view.command)}`
+    case 'diff':
+      return view.path
+    default:
+      return assertNever(view)
+  }
+}
+
+function locations(list: readonly { path: string; line?: number }[] | undefined): string {
+  if (!list || list.length === 0) return ''
+  const shown = list.slice(0, 3).map((l) => (l.line === undefined ? l.path : `${l.path}:${l.line}`))
+  return ` (${shown.join(', ')}${list.length > 3 ? `, +${list.length - 3}` : ''})`
+}
+
+function compactArgs(args: JsonValue | { readonly raw: string }): string {
+  const text = isRaw(args) ? args.raw : JSON.stringify(args)
+  return oneLine(text ?? '', 100)
+}
+
+function isRaw(args: JsonValue | { readonly raw: string }): args is { readonly raw: string } {
+  return typeof args === 'object' && args !== null && !Array.isArray(args) && Object.keys(args).length === 1 && 'raw' in args && typeof (args as { raw: unknown }).raw === 'string'
+}
+
+function card(head: string, body: readonly string[], maxLines: number, width: number, style: Style): string {
+  const out = [clip(head, width, style)]
+  const shown = body.length > maxLines ? body.slice(0, maxLines) : body
+  for (const line of shown) out.push(clip(`  ${style.dim(BAR)} ${line}`, width, style))
+  if (body.length > shown.length) out.push(`  ${style.dim(BAR)} ${style.dim(`… ${body.length - shown.length} more lines`)}`)
+  return `${out.join('\n')}\n`
+}
+
+export function textOf(content: readonly ContentBlock[]): string {
+  return content
+    .map((b) => (b.type === 'text' ? b.text : `[image ${b.mediaType}]`))
+    .join('\n')
+    .replace(/\n$/, '')
+}
+
+export function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').replace(/\t/g, ' ')
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
+  const s = Math.round(ms / 1000)
+  return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+}
+
+/** Cut a (possibly styled) line to `width` visible characters. Styled lines are cut on plain text. */
+function clip(line: string, width: number, style: Style): string {
+  const tabs = line.replace(/\t/g, '  ')
+  if (!style.enabled) return tabs.length > width ? `${tabs.slice(0, width - 1)}…` : tabs
+  // Coloured: count visible characters; cut after the width and reset attributes.
+  let visible = 0
+  let out = ''
+  for (let i = 0; i < tabs.length; i++) {
+    if (tabs[i] === '\x1b') {
+      const end = tabs.indexOf('m', i)
+      if (end !== -1) {
+        out += tabs.slice(i, end + 1)
+        i = end
+        continue
+      }
+    }
+    if (visible === width - 1 && i < tabs.length - 1 && visibleRest(tabs, i) > 1) return `${out}…\x1b[0m`
+    out += tabs[i]
+    visible++
+  }
+  return out
+}
+
+function visibleRest(text: string, from: number): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: counting characters outside ANSI escapes
+  return text.slice(from).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').length
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unknown card ${JSON.stringify(value)}`)
+}

@@ -1,0 +1,197 @@
+// Turns an agent run's event stream into terminal output (cards, the model's text) or, with --json,
+// into one JSON event per line; and keeps the numbers the closing summary prints.
+import type { JsonValue } from '@toolgate/core'
+import type { AgentEvent } from '@toolgate/agent'
+import type { OutStream } from '../io.js'
+import { callDetail, formatDuration, renderCallCard, renderResultCard } from './cards.js'
+import type { Style } from './colors.js'
+import type { Screen } from './progress.js'
+
+export interface RunStats {
+  calls: number
+  /** 'ok' or a failure kind -> count. */
+  readonly outcomes: Map<string, number>
+  toolMs: number
+  slowest?: { name: string; callId: string; ms: number }
+  approvalsAsked: number
+  /** Approval outcome -> count. */
+  readonly approvals: Map<string, number>
+  turns: number
+  done?: Extract<AgentEvent, { type: 'done' }>
+}
+
+export interface RunViewOptions {
+  readonly screen: Screen
+  readonly style: Style
+  readonly width: number
+  /** --json: events go here, one per line, instead of cards. */
+  readonly json?: OutStream
+  /** Whether a call overlapped another one (from the concurrency probe). */
+  readonly parallel?: (callId: string) => boolean
+}
+
+export interface RunView {
+  onEvent(event: AgentEvent): void
+  /** One line naming a call, for the approval prompt. */
+  describe(callId: string): string | undefined
+  readonly stats: RunStats
+}
+
+export function createRunView(options: RunViewOptions): RunView {
+  const { screen, style, width } = options
+  const stats: RunStats = { calls: 0, outcomes: new Map(), toolMs: 0, approvalsAsked: 0, approvals: new Map(), turns: 0 }
+  const calls = new Map<string, { name: string; args: JsonValue | { raw: string }; view?: Extract<AgentEvent, { type: 'tool-call' }>['view'] }>()
+  let text = ''
+  let textKind: 'text' | 'reasoning' = 'text'
+
+  const flush = () => {
+    if (text.trim() === '') {
+      text = ''
+      return
+    }
+    const body = text.replace(/\s+$/, '')
+    screen.print(`${textKind === 'reasoning' ? style.dim(body) : body}\n`)
+    text = ''
+  }
+  const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
+
+  const record = (event: AgentEvent) => {
+    switch (event.type) {
+      case 'turn-start':
+        stats.turns = Math.max(stats.turns, event.turn)
+        return
+      case 'tool-result': {
+        const r = event.result
+        stats.calls++
+        bump(stats.outcomes, r.isError ? (r.error?.kind ?? 'error') : 'ok')
+        stats.toolMs += r.timing.durationMs
+        if (!stats.slowest || r.timing.durationMs > stats.slowest.ms) {
+          stats.slowest = { name: r.name, callId: r.callId, ms: r.timing.durationMs }
+        }
+        return
+      }
+      case 'approval':
+        if (event.phase === 'asked') stats.approvalsAsked++
+        else bump(stats.approvals, event.outcome ?? 'unknown')
+        return
+      case 'done':
+        stats.done = event
+        return
+      default:
+        return
+    }
+  }
+
+  return {
+    stats,
+    describe(callId) {
+      const call = calls.get(callId)
+      return call ? `${call.name} ${callDetail(call)}` : undefined
+    },
+    onEvent(event) {
+      record(event)
+      if (event.type === 'tool-call') {
+        calls.set(event.callId, { name: event.name, args: parseArgs(event.arguments), ...(event.view ? { view: event.view } : {}) })
+      }
+      if (options.json) {
+        options.json.write(`${JSON.stringify(event)}\n`)
+        return
+      }
+      switch (event.type) {
+        case 'turn-start':
+        case 'turn-end':
+        case 'reminder':
+          flush()
+          return
+        case 'text-delta':
+        case 'reasoning-delta': {
+          const kind = event.type === 'text-delta' ? 'text' : 'reasoning'
+          if (kind !== textKind) flush()
+          textKind = kind
+          text += event.text
+          return
+        }
+        case 'tool-call': {
+          flush()
+          const call = calls.get(event.callId)!
+          screen.print(renderCallCard(call, style, { width }))
+          screen.begin(event.callId, `${event.name} ${callDetail(call)}`)
+          return
+        }
+        case 'tool-result': {
+          flush()
+          screen.end(event.callId)
+          const call = calls.get(event.callId) ?? { name: event.name, args: { raw: '' } }
+          screen.print(
+            renderResultCard(
+              {
+                ...call,
+                result: event.result,
+                resultView: event.view,
+                parallel: options.parallel?.(event.callId) === true,
+              },
+              style,
+              { width },
+            ),
+          )
+          return
+        }
+        case 'approval':
+          return
+        case 'done':
+          flush()
+          if (event.reason !== 'completed') {
+            screen.print(`${style.red('■')} run ended: ${event.reason}${event.message ? ` — ${event.message}` : ''}\n`)
+          }
+          return
+        default:
+          return assertNever(event)
+      }
+    },
+  }
+}
+
+export interface SummaryInput {
+  readonly stats: RunStats
+  /** Wall time of the run; absent in a replay (only the logged tool times are known). */
+  readonly wallMs?: number
+  readonly logPath?: string
+  readonly extra?: readonly [string, string][]
+}
+
+/** The closing summary: calls by outcome, durations, approvals, the log. Stable order. */
+export function renderSummary(input: SummaryInput, style: Style): string {
+  const { stats } = input
+  const outcomes = [...stats.outcomes.entries()].sort(([a], [b]) => (a === 'ok' ? -1 : b === 'ok' ? 1 : a.localeCompare(b)))
+  const rows: [string, string][] = [
+    ['calls', `${stats.calls}${outcomes.length ? `: ${outcomes.map(([k, n]) => `${n} ${k}`).join(', ')}` : ''}`],
+    [
+      'time',
+      `${input.wallMs === undefined ? '' : `${formatDuration(input.wallMs)} wall, ${stats.turns} ${stats.turns === 1 ? 'turn' : 'turns'}; `}tools ${formatDuration(stats.toolMs)} in total${
+        stats.slowest ? `, slowest ${stats.slowest.name} ${formatDuration(stats.slowest.ms)}` : ''
+      }`,
+    ],
+    [
+      'approvals',
+      stats.approvalsAsked === 0
+        ? 'none asked'
+        : `${stats.approvalsAsked} asked: ${[...stats.approvals.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${n} ${k}`).join(', ') || 'none answered'}`,
+    ],
+    ...(input.extra ?? []),
+    ...(input.logPath ? ([['log', input.logPath]] as [string, string][]) : []),
+  ]
+  const lines = [style.bold('Summary'), ...rows.map(([k, v]) => `  ${style.dim(k.padEnd(10))}${v}`)]
+  return `${lines.join('\n')}\n`
+}
+
+export function parseArgs(text: string): JsonValue | { raw: string } {
+  try {
+    return JSON.parse(text) as JsonValue
+  } catch {
+    return { raw: text }
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unknown event ${JSON.stringify(value)}`)
+}
