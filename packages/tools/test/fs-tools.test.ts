@@ -1,4 +1,4 @@
-import { readFileSync, statSync, utimesSync, writeFileSync, mkdirSync, symlinkSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { READ_MAX_LINE_CHARS, unifiedDiff } from '../src/index.js'
@@ -16,7 +16,14 @@ describe('read', () => {
     const r = await h.call('read', { path: 'a.txt' })
     expect(r.isError).toBe(false)
     expect(text(r)).toBe('a.txt: lines 1-3 of 3\n     1\tone\n     2\ttwo\n     3\tthree')
-    expect(r.value).toEqual({ kind: 'text', path: 'a.txt', startLine: 1, totalLines: 3, lines: ['one', 'two', 'three'], truncated: [] })
+    expect(r.value).toEqual({
+      kind: 'text',
+      path: 'a.txt',
+      startLine: 1,
+      totalLines: 3,
+      lines: ['one', 'two', 'three'],
+      truncated: [],
+    })
   })
 
   it('windows with offset/limit, says how to continue, and accepts absolute paths', async () => {
@@ -47,7 +54,9 @@ describe('read', () => {
     const r = await h.call('read', { path: 'long.txt' })
     const [header, l1, l2, l3] = text(r).split('\n')
     expect(header).toBe('long.txt: lines 1-3 of 3')
-    expect(l1).toBe(`     1\t${'x'.repeat(READ_MAX_LINE_CHARS)} … [line cut: 5,000 characters, first 2,000 shown]`)
+    expect(l1).toBe(
+      `     1\t${'x'.repeat(READ_MAX_LINE_CHARS)} … [line cut: 5,000 characters, first 2,000 shown]`,
+    )
     expect(l2).toBe('     2\tshort')
     expect(l3).toBe('     3\tlast')
   })
@@ -70,7 +79,9 @@ describe('read', () => {
     expect(bin.error?.message).toBe(
       'blob.bin is a binary file (5 bytes); read only shows text and PNG/JPEG/GIF/WebP images. Inspect it with a suitable command in bash (e.g. `file`, `xxd blob.bin | head`).',
     )
-    expect((await h.call('read', { path: 'dir' })).error?.message).toBe('dir is a directory, not a file. Use ls to list it.')
+    expect((await h.call('read', { path: 'dir' })).error?.message).toBe(
+      'dir is a directory, not a file. Use ls to list it.',
+    )
     expect((await h.call('read', { path: 'nope.txt' })).error?.message).toBe(
       'nope.txt does not exist. Check the path (use glob or ls to find the file).',
     )
@@ -106,7 +117,12 @@ describe('read', () => {
     expect(tool).toBeDefined()
     const { readTool, createToolsEnv } = await import('../src/index.js')
     const def = readTool(createToolsEnv({ root: h.root, sandbox: false }))
-    expect(def.presentCall?.({ path: 'm.ts' })).toEqual({ card: 'generic', title: 'Read m.ts', kind: 'read', locations: [{ path: 'm.ts' }] })
+    expect(def.presentCall?.({ path: 'm.ts' })).toEqual({
+      card: 'generic',
+      title: 'Read m.ts',
+      kind: 'read',
+      locations: [{ path: 'm.ts' }],
+    })
     expect(def.presentResult?.({ path: 'm.ts' }, r)).toEqual({
       card: 'read',
       path: 'm.ts',
@@ -129,7 +145,12 @@ describe('edit', () => {
     expect(r.isError).toBe(false)
     expect(text(r)).toBe('Edited f.ts: replaced 1 occurrence (+2 -1 lines).')
     expect(readFileSync(join(h.root, 'f.ts'), 'utf8')).toBe('a\nB\nB2\nc\n')
-    expect(r.meta).toEqual({ path: 'f.ts', diff: '--- a/f.ts\n+++ b/f.ts\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c', added: 2, removed: 1 })
+    expect(r.meta).toEqual({
+      path: 'f.ts',
+      diff: '--- a/f.ts\n+++ b/f.ts\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c',
+      added: 2,
+      removed: 1,
+    })
   })
 
   it('zero matches: tells the model to read again and copy the exact text', async () => {
@@ -152,7 +173,12 @@ describe('edit', () => {
     expect(r.error?.message).toBe(
       'old_string occurs 3 times in f.ts. Include more surrounding lines in old_string so it matches exactly one place, or set replace_all: true to replace all 3.',
     )
-    const all = await h.call('edit', { path: 'f.ts', old_string: 'x = 1', new_string: 'y = $&', replace_all: true })
+    const all = await h.call('edit', {
+      path: 'f.ts',
+      old_string: 'x = 1',
+      new_string: 'y = $&',
+      replace_all: true,
+    })
     expect(text(all)).toBe('Edited f.ts: replaced 3 occurrences (+3 -3 lines).')
     expect(readFileSync(join(h.root, 'f.ts'), 'utf8')).toBe('y = $&\ny = $&\ny = $&\n')
   })
@@ -173,7 +199,10 @@ describe('edit', () => {
     await h.call('read', { path: 'f.ts' })
     const r = await h.call('edit', { path: 'f.ts', old_string: 'a', new_string: 'b' })
     const def = editTool(createToolsEnv({ root: h.root, sandbox: false }))
-    expect(def.presentCall?.({ path: 'f.ts', old_string: 'a', new_string: 'b' })).toEqual({ card: 'diff', path: 'f.ts' })
+    expect(def.presentCall?.({ path: 'f.ts', old_string: 'a', new_string: 'b' })).toEqual({
+      card: 'diff',
+      path: 'f.ts',
+    })
     expect(def.presentResult?.({ path: 'f.ts', old_string: 'a', new_string: 'b' }, r)).toEqual({
       card: 'diff',
       path: 'f.ts',
@@ -259,7 +288,12 @@ describe('write', () => {
     const created = await h.call('write', { path: 'a/b/c.txt', content: 'x\ny\n' })
     expect(text(created)).toBe('Created a/b/c.txt (2 lines, 4 bytes).')
     expect(readFileSync(join(h.root, 'a/b/c.txt'), 'utf8')).toBe('x\ny\n')
-    expect(created.meta).toEqual({ path: 'a/b/c.txt', diff: '--- a/a/b/c.txt\n+++ b/a/b/c.txt\n@@ -0,0 +1,2 @@\n+x\n+y', added: 2, removed: 0 })
+    expect(created.meta).toEqual({
+      path: 'a/b/c.txt',
+      diff: '--- a/a/b/c.txt\n+++ b/a/b/c.txt\n@@ -0,0 +1,2 @@\n+x\n+y',
+      added: 2,
+      removed: 0,
+    })
     writeFileSync(join(h.root, 'o.txt'), 'old\n')
     await h.call('read', { path: 'o.txt' })
     const over = await h.call('write', { path: 'o.txt', content: 'new\n' })
@@ -277,16 +311,28 @@ describe('ls and glob', () => {
     symlinkSync('a.txt', join(h.root, 'link'))
     expect(text(await h.call('ls', {}))).toBe('./ (5 entries)\na.txt\nb.txt\nempty/\nlink@\nsrc/')
     expect(text(await h.call('ls', { path: 'empty' }))).toBe('(empty directory: empty)')
-    expect((await h.call('ls', { path: 'a.txt' })).error?.message).toBe('a.txt is a file, not a directory. Use read to see its content.')
+    expect((await h.call('ls', { path: 'a.txt' })).error?.message).toBe(
+      'a.txt is a file, not a directory. Use read to see its content.',
+    )
   })
 
   it('glob matches recursively, sorted, skipping node_modules and .git; no match is stated', async () => {
     const h = harness()
-    for (const f of ['src/b.ts', 'src/a.ts', 'src/deep/c.ts', 'src/x.js', 'node_modules/m/i.ts', '.git/h.ts', 'top.ts']) {
+    for (const f of [
+      'src/b.ts',
+      'src/a.ts',
+      'src/deep/c.ts',
+      'src/x.js',
+      'node_modules/m/i.ts',
+      '.git/h.ts',
+      'top.ts',
+    ]) {
       mkdirSync(join(h.root, f, '..'), { recursive: true })
       writeFileSync(join(h.root, f), '')
     }
-    expect(text(await h.call('glob', { pattern: '**/*.ts' }))).toBe('src/a.ts\nsrc/b.ts\nsrc/deep/c.ts\ntop.ts')
+    expect(text(await h.call('glob', { pattern: '**/*.ts' }))).toBe(
+      'src/a.ts\nsrc/b.ts\nsrc/deep/c.ts\ntop.ts',
+    )
     expect(text(await h.call('glob', { pattern: '*.ts', path: 'src' }))).toBe('src/a.ts\nsrc/b.ts')
     expect(text(await h.call('glob', { pattern: 'src/{a,x}.*' }))).toBe('src/a.ts\nsrc/x.js')
     expect(text(await h.call('glob', { pattern: '**/*.py' }))).toBe('(no files match **/*.py in .)')
@@ -311,7 +357,9 @@ describe('todo_write', () => {
         { content: 'Ship', status: 'pending' },
       ],
     })
-    expect(text(r)).toBe('Todo list saved (3 tasks: 1/3 completed, 1 in progress):\n[x] Write tests\n[~] Fix bug\n[ ] Ship')
+    expect(text(r)).toBe(
+      'Todo list saved (3 tasks: 1/3 completed, 1 in progress):\n[x] Write tests\n[~] Fix bug\n[ ] Ship',
+    )
     expect(h.runtime.session.events().filter((e) => e.type === 'todo/write')).toHaveLength(1)
     expect(text(await h.call('todo_write', { todos: [] }))).toBe('(todo list cleared: no tasks)')
   })
@@ -322,7 +370,24 @@ describe('unifiedDiff', () => {
     const before = Array.from({ length: 20 }, (_, i) => `l${i + 1}`).join('\n')
     const after = before.replace('l2\n', 'L2\n').replace('l19', 'L19')
     expect(unifiedDiff('f', `${before}\n`, `${after}\n`).diff).toBe(
-      ['--- a/f', '+++ b/f', '@@ -1,5 +1,5 @@', ' l1', '-l2', '+L2', ' l3', ' l4', ' l5', '@@ -16,5 +16,5 @@', ' l16', ' l17', ' l18', '-l19', '+L19', ' l20'].join('\n'),
+      [
+        '--- a/f',
+        '+++ b/f',
+        '@@ -1,5 +1,5 @@',
+        ' l1',
+        '-l2',
+        '+L2',
+        ' l3',
+        ' l4',
+        ' l5',
+        '@@ -16,5 +16,5 @@',
+        ' l16',
+        ' l17',
+        ' l18',
+        '-l19',
+        '+L19',
+        ' l20',
+      ].join('\n'),
     )
   })
 })

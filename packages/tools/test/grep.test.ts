@@ -31,7 +31,8 @@ beforeAll(async () => {
   }
   writeFileSync(join(root, 'bin.dat'), Buffer.from('needle\0binary'))
   hasRg = await ripgrepAvailable()
-  if (!hasRg && process.env.CI === 'true') throw new Error('ripgrep (rg) is not installed; CI installs it (apt-get install -y ripgrep)')
+  if (!hasRg && process.env.CI === 'true')
+    throw new Error('ripgrep (rg) is not installed; CI installs it (apt-get install -y ripgrep)')
   rg = harness({ root, grepBackend: 'ripgrep' })
   js = harness({ root, grepBackend: 'js' })
 })
@@ -61,12 +62,18 @@ describe('grep', () => {
   })
 
   it('gives the expected text (js backend)', async () => {
-    expect(text(await js.call('grep', { pattern: 'needle' }))).toBe('.hidden/h.txt\na.txt\na/b.txt\nlong.txt\nsrc/x.ts')
-    expect(text(await js.call('grep', { pattern: 'needle', output_mode: 'content', glob: '*.txt', path: 'a' }))).toBe('a/b.txt:2:needle deep')
+    expect(text(await js.call('grep', { pattern: 'needle' }))).toBe(
+      '.hidden/h.txt\na/b.txt\na.txt\nlong.txt\nsrc/x.ts',
+    )
+    expect(
+      text(await js.call('grep', { pattern: 'needle', output_mode: 'content', glob: '*.txt', path: 'a' })),
+    ).toBe('a/b.txt:2:needle deep')
     expect(text(await js.call('grep', { pattern: 'needle', output_mode: 'count', path: 'a.txt' }))).toBe(
       'a.txt:2\n[2 matching lines in 1 file]',
     )
-    expect(text(await js.call('grep', { pattern: 'absent-string' }))).toBe('(no matches for absent-string in .)')
+    expect(text(await js.call('grep', { pattern: 'absent-string' }))).toBe(
+      '(no matches for absent-string in .)',
+    )
     const long = text(await js.call('grep', { pattern: 'zzz', output_mode: 'content' }))
     expect(long).toBe(`long.txt:1:needle ${'z'.repeat(493)}…`)
   })

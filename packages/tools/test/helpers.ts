@@ -1,7 +1,7 @@
 import { mkdtempSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type JsonValue, type Runtime, type ToolResult, createRuntime } from '@toolgate/core'
+import { createRuntime, type JsonValue, type Runtime, type ToolResult } from '@toolgate/core'
 import { type BuiltinToolsOptions, builtinTools } from '../src/index.js'
 
 export function tempDir(prefix = 'toolgate-tools-'): string {
@@ -24,7 +24,8 @@ export function harness(options: Partial<BuiltinToolsOptions> = {}): Harness {
   return {
     root,
     runtime,
-    call: (name, args, extra = {}) => runtime.execute({ callId: `call-${++seq}`, name, arguments: args, ...extra }),
+    call: (name, args, extra = {}) =>
+      runtime.execute({ callId: `call-${++seq}`, name, arguments: args, ...extra }),
   }
 }
 

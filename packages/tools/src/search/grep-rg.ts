@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { ToolError } from '@toolgate/core'
 import { GrepCollector, type GrepRequest } from './grep-result.js'
@@ -36,10 +38,18 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
       args.push('--count', '--null')
       break
   }
-  args.push('--regexp', request.pattern, '--', request.target)
+  args.push('--regexp', request.pattern)
+  // A directory is searched from inside (cwd), so `--glob a/*.ts` is relative to it as in the JS
+  // fallback; ripgrep then prints paths relative to it, which we make absolute again.
+  const isDir = (await stat(request.target)).isDirectory()
+  if (!isDir) args.push('--', request.target)
+  const absolute = (p: string) => (isDir ? join(request.target, p) : p)
 
   const out = new GrepCollector(request.mode)
-  const child = spawn('rg', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('rg', args, {
+    cwd: isDir ? request.target : undefined,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const onAbort = () => child.kill('SIGKILL')
   request.signal.addEventListener('abort', onAbort, { once: true })
   let stderr = ''
@@ -52,20 +62,39 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
     child.on('close', (code) => resolve({ code }))
   })
   try {
-    const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })
-    for await (const line of lines) {
-      if (line === '') continue
-      if (request.mode === 'content') {
+    if (request.mode === 'content') {
+      const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })
+      for await (const line of lines) {
+        if (line === '') continue
         const event = JSON.parse(line) as RgEvent
         if (event.type !== 'match') continue
         const d = event.data
-        out.line(request.display(text(d.path)), d.line_number ?? 0, text(d.lines))
-      } else {
-        const nul = line.indexOf('\0')
-        if (nul === -1) continue
-        const path = request.display(line.slice(0, nul))
+        out.line(request.display(absolute(text(d.path))), d.line_number ?? 0, text(d.lines))
+      }
+    } else {
+      // --null: `path\0` per file (files_with_matches) or `path\0count\n` (count).
+      let pending = ''
+      const take = (record: string, count?: string) => {
+        const path = request.display(absolute(record))
         if (request.mode === 'files_with_matches') out.file(path)
-        else out.file(path, Number(line.slice(nul + 1)))
+        else out.file(path, Number(count))
+      }
+      child.stdout.setEncoding('utf8')
+      for await (const chunk of child.stdout as AsyncIterable<string>) {
+        pending += chunk
+        for (;;) {
+          const nul = pending.indexOf('\0')
+          if (nul === -1) break
+          if (request.mode === 'files_with_matches') {
+            take(pending.slice(0, nul))
+            pending = pending.slice(nul + 1)
+          } else {
+            const nl = pending.indexOf('\n', nul)
+            if (nl === -1) break
+            take(pending.slice(0, nul), pending.slice(nul + 1, nl))
+            pending = pending.slice(nl + 1)
+          }
+        }
       }
     }
     const { code, error } = await closed
