@@ -1,11 +1,18 @@
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApprovalService, defineTool, textOutput } from '@toolgate/core'
 import { type Message, scriptedModel } from '@toolgate/providers'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { collectAgent, ReminderQueue, renderReminders, resultBudget, runAgent, sessionTap } from '../src/index.js'
+import {
+  collectAgent,
+  ReminderQueue,
+  renderReminders,
+  resultBudget,
+  runAgent,
+  sessionTap,
+} from '../src/index.js'
 import { drain, testRuntime } from './helpers.js'
 
 const task: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'do it' }] }]
@@ -29,7 +36,12 @@ describe('ReminderQueue (seed 003 §13.10)', () => {
   it('renders one labelled user message', () => {
     expect(renderReminders([{ key: 'k', source: 'policy', text: 'Stop retrying rm -rf.' }])).toEqual({
       role: 'user',
-      content: [{ type: 'text', text: '<system-reminder source="policy">\nStop retrying rm -rf.\n</system-reminder>' }],
+      content: [
+        {
+          type: 'text',
+          text: '<system-reminder source="policy">\nStop retrying rm -rf.\n</system-reminder>',
+        },
+      ],
     })
     expect(renderReminders([])).toBeUndefined()
   })
@@ -44,8 +56,12 @@ describe('ReminderQueue (seed 003 §13.10)', () => {
     const run = runAgent({ model, runtime, messages: task, reminders })
     const events = await drain(run)
     const lastOf = (i: number) => model.requests[i]!.messages.at(-1)
-    expect(lastOf(0)).toEqual(renderReminders([{ key: 'deny:rm', source: 'policy', text: 'rm was denied twice.' }]))
-    expect(lastOf(1)).toEqual(renderReminders([{ key: 'deny:curl', source: 'policy', text: 'curl was denied.' }]))
+    expect(lastOf(0)).toEqual(
+      renderReminders([{ key: 'deny:rm', source: 'policy', text: 'rm was denied twice.' }]),
+    )
+    expect(lastOf(1)).toEqual(
+      renderReminders([{ key: 'deny:curl', source: 'policy', text: 'curl was denied.' }]),
+    )
     expect(events.filter((e) => e.type === 'reminder').map((e) => e.type === 'reminder' && e.keys)).toEqual([
       ['deny:rm'],
       ['deny:curl'],
@@ -79,7 +95,10 @@ describe('ReminderQueue (seed 003 §13.10)', () => {
 })
 
 describe('resultBudget (seed 003 §9.2)', () => {
-  const bigText = Array.from({ length: 2000 }, (_, i) => `line ${String(i + 1).padStart(4, '0')} ${'x'.repeat(40)}`).join('\n')
+  const bigText = Array.from(
+    { length: 2000 },
+    (_, i) => `line ${String(i + 1).padStart(4, '0')} ${'x'.repeat(40)}`,
+  ).join('\n')
 
   function budgetRuntime(spillDir: string) {
     const { runtime } = testRuntime()
@@ -116,7 +135,10 @@ describe('resultBudget (seed 003 §9.2)', () => {
     const tail = bigText.slice(bigText.length - (room - Math.floor(room * 0.7)))
     const omitted = bigText.length - head.length - tail.length
     // Lines are 51 characters with their newline: the cut is inside line 50 and inside line 1979.
-    expect([Math.floor(head.length / 51) + 1, Math.floor((bigText.length - tail.length - 1) / 51) + 1]).toEqual([50, 1979])
+    expect([
+      Math.floor(head.length / 51) + 1,
+      Math.floor((bigText.length - tail.length - 1) / 51) + 1,
+    ]).toEqual([50, 1979])
     expect(text).toBe(
       `${head}\n\n[... ${omitted} characters omitted (lines 50-1979 of 2000) ...]\n\n${tail}\n\n` +
         `[Output truncated: it has ${bigText.length} characters in 2000 lines. The full output is saved to ${file}. ` +
@@ -145,8 +167,16 @@ describe('resultBudget (seed 003 §9.2)', () => {
         execute: () => bigText,
       }),
     )
-    const model = scriptedModel([{ toolCalls: [{ name: 'dump', arguments: {}, callId: 'd1' }] }, { text: 'ok' }])
-    const result = await collectAgent({ model, runtime, messages: task, resultBudget: { spillDir: dir, limits: { dump: 2000 } } })
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'dump', arguments: {}, callId: 'd1' }] },
+      { text: 'ok' },
+    ])
+    const result = await collectAgent({
+      model,
+      runtime,
+      messages: task,
+      resultBudget: { spillDir: dir, limits: { dump: 2000 } },
+    })
     const content = result.appended[1]!.role === 'tool' ? result.appended[1]!.content : []
     expect((content[0] as { text: string }).text.length).toBeLessThan(2100)
     expect(readdirSync(dir)).toEqual(['dump-d1-1.txt'])
@@ -166,11 +196,18 @@ describe('approval events', () => {
     })
     const { runtime } = testRuntime({ session: tap, approval })
     runtime.on('tools/pre-execute', (exec, next) =>
-      exec.name === 'note' ? { kind: 'ask', reason: 'writes a note', displayReason: 'Write a note?' } : next(),
+      exec.name === 'note'
+        ? { kind: 'ask', reason: 'writes a note', displayReason: 'Write a note?' }
+        : next(),
     )
-    const model = scriptedModel([{ toolCalls: [{ name: 'note', arguments: { text: 'x' }, callId: 'n1' }] }, { text: 'ok' }])
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'note', arguments: { text: 'x' }, callId: 'n1' }] },
+      { text: 'ok' },
+    ])
     const events = await drain(runAgent({ model, runtime, messages: task, sessionTap: tap }))
-    const relevant = events.filter((e) => e.type === 'tool-call' || e.type === 'approval' || e.type === 'tool-result')
+    const relevant = events.filter(
+      (e) => e.type === 'tool-call' || e.type === 'approval' || e.type === 'tool-result',
+    )
     expect(relevant.map((e) => (e.type === 'approval' ? `approval:${e.phase}` : e.type))).toEqual([
       'tool-call',
       'approval:asked',
@@ -186,7 +223,13 @@ describe('approval events', () => {
       reason: 'writes a note',
       displayReason: 'Write a note?',
     })
-    expect(relevant[2]).toEqual({ type: 'approval', turn: 1, phase: 'decided', callId: 'n1', outcome: 'allowed-once' })
+    expect(relevant[2]).toEqual({
+      type: 'approval',
+      turn: 1,
+      phase: 'decided',
+      callId: 'n1',
+      outcome: 'allowed-once',
+    })
     expect(answered).toEqual(['n1'])
   })
 
@@ -195,9 +238,14 @@ describe('approval events', () => {
     approval.answer(() => 'rejected')
     const { runtime } = testRuntime({ approval })
     runtime.on('tools/pre-execute', (exec, next) => (exec.name === 'note' ? { kind: 'ask' } : next()))
-    const model = scriptedModel([{ toolCalls: [{ name: 'note', arguments: { text: 'x' }, callId: 'n1' }] }, { text: 'ok' }])
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'note', arguments: { text: 'x' }, callId: 'n1' }] },
+      { text: 'ok' },
+    ])
     const events = await drain(runAgent({ model, runtime, messages: task }))
-    expect(events.filter((e) => e.type === 'approval').map((e) => e.type === 'approval' && [e.phase, e.outcome])).toEqual([
+    expect(
+      events.filter((e) => e.type === 'approval').map((e) => e.type === 'approval' && [e.phase, e.outcome]),
+    ).toEqual([
       ['asked', undefined],
       ['decided', 'rejected'],
     ])

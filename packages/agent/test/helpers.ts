@@ -89,7 +89,8 @@ export function assertValidHistory(messages: readonly Message[]): void {
   const answered = new Set<string>()
   for (const m of messages) {
     if (m.role === 'assistant') {
-      if (open.size > 0) throw new Error(`calls without results before the next reply: ${[...open].join(', ')}`)
+      if (open.size > 0)
+        throw new Error(`calls without results before the next reply: ${[...open].join(', ')}`)
       if (m.parts.length === 0) throw new Error('empty assistant message')
       open = new Set(m.parts.flatMap((p) => (p.type === 'tool-call' ? [p.callId] : [])))
     } else if (m.role === 'tool') {

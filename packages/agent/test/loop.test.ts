@@ -116,7 +116,11 @@ describe('runAgent: turns and batches', () => {
   it('runs the calls of a reply that says done but still holds calls (seed 003 §4.5 F2)', async () => {
     const { runtime, log } = testRuntime()
     const model = scriptedModel([
-      { toolCalls: [{ name: 'note', arguments: { text: 'x' }, callId: 'n1' }], stopReason: 'done', rawStopReason: 'stop' },
+      {
+        toolCalls: [{ name: 'note', arguments: { text: 'x' }, callId: 'n1' }],
+        stopReason: 'done',
+        rawStopReason: 'stop',
+      },
       { text: 'finished' },
     ])
     const result = await collectAgent({ model, runtime, messages: task })
@@ -130,7 +134,11 @@ describe('runAgent: stop reasons', () => {
   it('never runs the calls of a reply cut by max_tokens; answers them and lets the model re-issue', async () => {
     const { runtime, log } = testRuntime()
     const model = scriptedModel([
-      { toolCalls: [{ name: 'note', arguments: '{"text":"cut', callId: 't1' }], stopReason: 'max_tokens', rawStopReason: 'length' },
+      {
+        toolCalls: [{ name: 'note', arguments: '{"text":"cut', callId: 't1' }],
+        stopReason: 'max_tokens',
+        rawStopReason: 'length',
+      },
       { toolCalls: [{ name: 'note', arguments: { text: 'whole' }, callId: 't2' }] },
       { text: 'ok' },
     ])
@@ -147,16 +155,27 @@ describe('runAgent: stop reasons', () => {
     })
     const truncated = events.find((e) => e.type === 'tool-result' && e.callId === 't1')
     expect(truncated?.type === 'tool-result' && truncated.result.error?.code).toBe('TRUNCATED_BY_TOKEN_LIMIT')
-    expect(runtime.session.events().find((e) => e.type === 'agent/truncated-calls')).toMatchObject({ callIds: ['t1'] })
+    expect(runtime.session.events().find((e) => e.type === 'agent/truncated-calls')).toMatchObject({
+      callIds: ['t1'],
+    })
     // The truncated call never reached the pipeline: no tool/call for it.
-    expect(runtime.session.events().filter((e) => e.type === 'tool/call').map((e) => e.callId)).toEqual(['t2'])
+    expect(
+      runtime.session
+        .events()
+        .filter((e) => e.type === 'tool/call')
+        .map((e) => e.callId),
+    ).toEqual(['t2'])
     expect(result.reason).toBe('completed')
     assertValidHistory(result.messages)
   })
 
   it('bounds the re-issue of truncated calls', async () => {
     const { runtime } = testRuntime()
-    const cut = { toolCalls: [{ name: 'note', arguments: '{"te' }], stopReason: 'max_tokens' as const, rawStopReason: 'length' }
+    const cut = {
+      toolCalls: [{ name: 'note', arguments: '{"te' }],
+      stopReason: 'max_tokens' as const,
+      rawStopReason: 'length',
+    }
     const model = scriptedModel([cut, cut, cut])
     const result = await collectAgent({ model, runtime, messages: task, maxTruncatedRetries: 2 })
     expect(result.reason).toBe('max_tokens')
@@ -176,7 +195,11 @@ describe('runAgent: stop reasons', () => {
   it('treats an unknown stop reason as an error, never a silent done, and answers its calls', async () => {
     const { runtime, log } = testRuntime()
     const model = scriptedModel([
-      { toolCalls: [{ name: 'note', arguments: { text: 'x' }, callId: 'u1' }], stopReason: 'error', rawStopReason: 'weird' },
+      {
+        toolCalls: [{ name: 'note', arguments: { text: 'x' }, callId: 'u1' }],
+        stopReason: 'error',
+        rawStopReason: 'weird',
+      },
     ])
     const run = runAgent({ model, runtime, messages: task })
     const events = await drain(run)
@@ -221,13 +244,20 @@ describe('runAgent: stop reasons', () => {
 })
 
 describe('runAgent: termination guards', () => {
-  const loopForever = () => ({ toolCalls: [{ name: 'echo', arguments: { text: 'again' } }], usage: { inputTokens: 100, outputTokens: 20 } })
+  const loopForever = () => ({
+    toolCalls: [{ name: 'echo', arguments: { text: 'again' } }],
+    usage: { inputTokens: 100, outputTokens: 20 },
+  })
 
   it('stops after maxTurns model requests', async () => {
     const { runtime } = testRuntime()
     const model = scriptedModel([loopForever, loopForever, loopForever])
     const result = await collectAgent({ model, runtime, messages: task, maxTurns: 2 })
-    expect(result).toMatchObject({ reason: 'max_turns', turns: 2, message: 'stopped after 2 model requests (maxTurns)' })
+    expect(result).toMatchObject({
+      reason: 'max_turns',
+      turns: 2,
+      message: 'stopped after 2 model requests (maxTurns)',
+    })
     expect(model.requests).toHaveLength(2)
     assertValidHistory(result.messages)
   })
@@ -241,7 +271,8 @@ describe('runAgent: termination guards', () => {
       reason: 'token_budget',
       turns: 2,
       usage: { inputTokens: 200, outputTokens: 40 },
-      message: 'stopped before request 3: 240 tokens used, the next request resends at least 120 more, and the budget is 250',
+      message:
+        'stopped before request 3: 240 tokens used, the next request resends at least 120 more, and the budget is 250',
     })
     expect(model.requests).toHaveLength(2)
   })
@@ -249,7 +280,12 @@ describe('runAgent: termination guards', () => {
   it('hints an empty-arguments call at most maxEmptyArgRetries times, then lets the validator speak', async () => {
     const { runtime } = testRuntime()
     const empty = { toolCalls: [{ name: 'echo', arguments: {} }] }
-    const model = scriptedModel([empty, { toolCalls: [{ name: 'echo', arguments: '' }] }, empty, { text: 'giving up' }])
+    const model = scriptedModel([
+      empty,
+      { toolCalls: [{ name: 'echo', arguments: '' }] },
+      empty,
+      { text: 'giving up' },
+    ])
     const result = await collectAgent({ model, runtime, messages: task, maxEmptyArgRetries: 2 })
     const tools = result.appended.filter((m) => m.role === 'tool')
     const hint = emptyArgsHint('echo', ['text'])
@@ -262,10 +298,19 @@ describe('runAgent: termination guards', () => {
       (runtime.session.events().filter((e) => e.type === 'tool/result')[2] as { content: unknown }).content,
     ])
     expect(tools.every((m) => m.role === 'tool' && m.isError)).toBe(true)
-    expect(runtime.session.events().filter((e) => e.type === 'agent/empty-args-hint').map((e) => e.attempt)).toEqual([1, 2])
+    expect(
+      runtime.session
+        .events()
+        .filter((e) => e.type === 'agent/empty-args-hint')
+        .map((e) => e.attempt),
+    ).toEqual([1, 2])
     // The calls went through the pipeline (logged, INVALID_ARGS) each time.
     const logged = runtime.session.events().filter((e) => e.type === 'tool/result')
-    expect(logged.map((e) => (e.error as { code: string }).code)).toEqual(['INVALID_ARGS', 'INVALID_ARGS', 'INVALID_ARGS'])
+    expect(logged.map((e) => (e.error as { code: string }).code)).toEqual([
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+      'INVALID_ARGS',
+    ])
     expect(result.reason).toBe('completed')
   })
 
@@ -365,7 +410,8 @@ describe('runAgent: abort', () => {
         role: 'tool',
         callId: 'c1',
         name: 'echo',
-        content: (runtime.session.events().find((e) => e.type === 'tool/result') as { content: never }).content,
+        content: (runtime.session.events().find((e) => e.type === 'tool/result') as { content: never })
+          .content,
         isError: true,
       },
     ])

@@ -1,5 +1,11 @@
-import { createApprovalService, defineTool, type SessionEvent, textOutput, ToolError } from '@toolgate/core'
-import { type Message, type ModelClient, type ScriptedTurn, scriptedModel, truncatedCallText } from '@toolgate/providers'
+import { createApprovalService, defineTool, type SessionEvent, ToolError, textOutput } from '@toolgate/core'
+import {
+  type Message,
+  type ModelClient,
+  type ScriptedTurn,
+  scriptedModel,
+  truncatedCallText,
+} from '@toolgate/providers'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { runAgent } from '../src/index.js'
@@ -150,8 +156,20 @@ describe('streaming execution (seed 003 §7)', () => {
     const result = await (await runAgent({ model, runtime, messages: task, streamingExecution: true })).result
     expect(log.started).toEqual(['note:early'])
     expect(result.appended.slice(1, 3)).toEqual([
-      { role: 'tool', callId: 'n1', name: 'note', content: [{ type: 'text', text: 'noted early' }], isError: false },
-      { role: 'tool', callId: 'n2', name: 'note', content: [{ type: 'text', text: truncatedCallText('note') }], isError: true },
+      {
+        role: 'tool',
+        callId: 'n1',
+        name: 'note',
+        content: [{ type: 'text', text: 'noted early' }],
+        isError: false,
+      },
+      {
+        role: 'tool',
+        callId: 'n2',
+        name: 'note',
+        content: [{ type: 'text', text: truncatedCallText('note') }],
+        isError: true,
+      },
     ])
     assertValidHistory(result.messages)
   })
