@@ -50,16 +50,18 @@ function roughWords(canonical: string): string[] {
   return canonical.split(/\s+/).map((w) => w.replace(/["']/g, ''))
 }
 
+const HOME_VAR = /^\$\{HOME\}(?=\/|$)|^\$HOME(?=\/|$)/
+
+/** A word as a file candidate: `@file` (curl) unwrapped, `$HOME` read as `~`. */
+function asPath(word: string): string {
+  return (word.startsWith('@') ? word.slice(1) : word).replace(HOME_VAR, '~')
+}
+
 function addMentions(word: string, out: string[]): void {
-  let w = word.replace(/^\$\{HOME\}(?=\/|$)|^\$HOME(?=\/|$)/, '~')
-  if (w === '' || w.includes('://')) return
-  out.push(w)
-  if (w.startsWith('@')) out.push(w.slice(1))
-  const eq = w.indexOf('=')
-  if (eq >= 0) {
-    w = w.slice(eq + 1).replace(/^\$\{HOME\}(?=\/|$)|^\$HOME(?=\/|$)/, '~')
-    if (w !== '') out.push(w.startsWith('@') ? w.slice(1) : w)
-  }
+  if (word === '' || word.includes('://')) return
+  out.push(asPath(word))
+  const eq = word.indexOf('=')
+  if (eq >= 0 && eq < word.length - 1) out.push(asPath(word.slice(eq + 1)))
 }
 
 const ALWAYS_DESTRUCTIVE = new Set([

@@ -319,7 +319,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     const prot = protectedHit(subj)
     if (prot !== undefined) {
       const { entry } = prot.hit
-      const why = `${prot.subject} is a protected path (${entry.reason})`
+      const why = `the path ${prot.subject} is protected (${entry.reason})`
       if (entry.action === 'deny') {
         return {
           ...deny('protected-path', messages.protectedDeny(call.name, prot.subject, entry.reason), why),
