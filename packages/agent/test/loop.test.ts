@@ -295,7 +295,8 @@ describe('runAgent: termination guards', () => {
     expect(tools.map((m) => m.role === 'tool' && m.content)).toEqual([
       [{ type: 'text', text: hint }],
       [{ type: 'text', text: hint }],
-      (runtime.session.events().filter((e) => e.type === 'tool/result')[2] as unknown as { content: unknown }).content,
+      (runtime.session.events().filter((e) => e.type === 'tool/result')[2] as unknown as { content: unknown })
+        .content,
     ])
     expect(tools.every((m) => m.role === 'tool' && m.isError)).toBe(true)
     expect(
@@ -410,8 +411,9 @@ describe('runAgent: abort', () => {
         role: 'tool',
         callId: 'c1',
         name: 'echo',
-        content: (runtime.session.events().find((e) => e.type === 'tool/result') as unknown as { content: never })
-          .content,
+        content: (
+          runtime.session.events().find((e) => e.type === 'tool/result') as unknown as { content: never }
+        ).content,
         isError: true,
       },
     ])
