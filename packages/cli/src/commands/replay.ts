@@ -3,7 +3,7 @@
 // and result (seed 000: presenters are pure so a replay prints what the live run printed); a tool
 // the CLI does not know gets the generic card.
 import { resolve } from 'node:path'
-import type { JsonValue, ToolResult } from '@toolgate/core'
+import type { JsonValue, ToolCallView, ToolResult } from '@toolgate/core'
 import { readSessionLog, SessionLogError } from '@toolgate/core/node'
 import { type CommandSpec, parseArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
@@ -40,7 +40,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
   const style = createStyle(colorEnabled(io.stdout, io.env))
   const width = Math.max(40, (io.stdout.isTTY ? io.stdout.columns : undefined) ?? 160)
   const cards = await builtinCardSource(io.cwd)
-  const calls = new Map<string, { name: string; args: JsonValue | { raw: string } }>()
+  const calls = new Map<string, { name: string; args: JsonValue | { raw: string }; view?: ToolCallView }>()
   const stats: RunStats = { calls: 0, outcomes: new Map(), toolMs: 0, approvalsAsked: 0, approvals: new Map(), turns: 0 }
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
   const out = (text: string) => io.stdout.write(text)
@@ -53,8 +53,8 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
         const callId = String(event.callId)
         const args: JsonValue | { raw: string } =
           'arguments' in event ? (event.arguments as JsonValue) : { raw: typeof event.argumentsText === 'string' ? event.argumentsText : '' }
-        calls.set(callId, { name, args })
         const view = isRaw(args) ? undefined : cards.call(name, args)
+        calls.set(callId, { name, args, ...(view ? { view } : {}) })
         out(renderCallCard({ name, args, ...(view ? { view } : {}) }, style, { width }))
         break
       }

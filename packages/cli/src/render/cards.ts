@@ -57,7 +57,8 @@ export function renderResultCard(input: ResultCardInput, style: Style, options: 
     const code = result.error?.code ?? 'ERROR'
     const message = result.error?.message ?? textOf(result.content)
     const head = `${style.red('✗')} ${style.bold(input.name)} ${callDetail(input)} · ${style.red(code)}${badges}`
-    return card(head, message === '' ? [] : message.split('\n'), maxLines, width, style)
+    // The reason is the point of an error card: wrap it, never cut it mid-sentence.
+    return card(head, message === '' ? [] : wrap(message, width - 4), maxLines, width, style)
   }
   const view = input.resultView
   const mark = style.green('✓')
@@ -69,7 +70,12 @@ export function renderResultCard(input: ResultCardInput, style: Style, options: 
   switch (view.card) {
     case 'read': {
       const end = view.startLine + view.lines.length - 1
-      const range = view.lines.length === 0 ? 'empty' : `lines ${view.startLine}-${end} of ${view.totalLines}`
+      const range =
+        view.lines.length === 0
+          ? 'empty'
+          : view.lines.length === 1
+            ? `line ${view.startLine} of ${view.totalLines}`
+            : `lines ${view.startLine}-${end} of ${view.totalLines}`
       const digits = String(Math.max(end, 1)).length
       const body = view.lines.map((line, i) => `${style.dim(String(view.startLine + i).padStart(digits))}  ${line}`)
       return card(`${mark} ${name} ${view.path} · ${range}${badges}`, body, maxLines, width, style)
@@ -83,7 +89,7 @@ export function renderResultCard(input: ResultCardInput, style: Style, options: 
         body.push(view.mode === 'count' && f.count !== undefined ? `${f.path}: ${f.count}` : f.path)
         for (const m of f.matches ?? []) body.push(`  ${style.dim(`${m.line}:`)} ${m.text}`)
       }
-      return card(`${mark} ${name} ${JSON.stringify(view.query)} · ${detail}${badges}`, body, maxLines, width, style)
+      return card(`${mark} ${name} "${view.query}" · ${detail}${badges}`, body, maxLines, width, style)
     }
     case 'terminal': {
       const exit =
@@ -110,7 +116,7 @@ export function renderResultCard(input: ResultCardInput, style: Style, options: 
     case 'generic': {
       const summary = view.summary ?? ''
       const [first = '', ...rest] = summary === '' ? [] : summary.split('\n')
-      const where = locations(view.locations)
+      const where = locations(view.locations, view.title)
       return card(`${mark} ${name} ${view.title}${first ? ` · ${first}` : ''}${where}${badges}`, rest, maxLines, width, style)
     }
     case 'web':
@@ -126,7 +132,7 @@ export function callDetail(input: CallCardInput): string {
   if (!view) return compactArgs(input.args)
   switch (view.card) {
     case 'generic':
-      return `${view.title}${locations(view.locations)}`
+      return `${view.title}${locations(view.locations, view.title)}`
     case 'terminal':
       return `$ ${oneLine(view.command)}`
     case 'diff':
@@ -136,8 +142,10 @@ export function callDetail(input: CallCardInput): string {
   }
 }
 
-function locations(list: readonly { path: string; line?: number }[] | undefined): string {
+/** " (a.ts:3, b.ts)" — left out when the title already names the only location. */
+function locations(list: readonly { path: string; line?: number }[] | undefined, title = ''): string {
   if (!list || list.length === 0) return ''
+  if (list.length === 1 && list[0]!.line === undefined && title.includes(list[0]!.path)) return ''
   const shown = list.slice(0, 3).map((l) => (l.line === undefined ? l.path : `${l.path}:${l.line}`))
   return ` (${shown.join(', ')}${list.length > 3 ? `, +${list.length - 3}` : ''})`
 }
@@ -157,6 +165,32 @@ function card(head: string, body: readonly string[], maxLines: number, width: nu
   for (const line of shown) out.push(clip(`  ${style.dim(BAR)} ${line}`, width, style))
   if (body.length > shown.length) out.push(`  ${style.dim(BAR)} ${style.dim(`… ${body.length - shown.length} more lines`)}`)
   return `${out.join('\n')}\n`
+}
+
+/** Word-wrap plain text to `width` columns (long words are split). */
+export function wrap(text: string, width: number): string[] {
+  const out: string[] = []
+  for (const para of text.split('\n')) {
+    let line = ''
+    for (const word of para.split(' ')) {
+      if (line !== '' && line.length + 1 + word.length > width) {
+        out.push(line)
+        line = ''
+      }
+      let w = word
+      while (w.length > width) {
+        if (line !== '') {
+          out.push(line)
+          line = ''
+        }
+        out.push(w.slice(0, width))
+        w = w.slice(width)
+      }
+      line = line === '' ? w : `${line} ${w}`
+    }
+    out.push(line)
+  }
+  return out
 }
 
 export function textOf(content: readonly ContentBlock[]): string {

@@ -1,0 +1,109 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { main } from '../src/index.js'
+import { testIO } from './helpers.js'
+
+const fixture = join(import.meta.dirname, 'fixtures', 'torn-session.jsonl')
+
+const EXPECTED = `toolgate replay <log>
+
+▸ read Read package.json
+▸ read Read README.md
+✓ read package.json · lines 1-9 of 9  35ms
+  │ 1  {
+  │ 2    "name": "demo-app",
+  │ 3    "version": "1.0.0",
+  │ 4    "type": "module",
+  │ 5    "scripts": {
+  │ 6      "start": "node src/index.js",
+  │ 7      "lint": "node scripts/lint.mjs src"
+  │ 8    }
+  │ … 1 more lines
+✓ read README.md · lines 1-7 of 7  36ms
+  │ 1  # demo-app
+  │ 2  
+  │ 3  A tiny app that greets people.
+  │ 4  
+  │ 5  ## Usage
+  │ 6  
+  │ 7  Run \`npm start\`.
+▸ edit README.md
+✓ edit README.md · +4 -0  30ms
+  │ @@ -5,3 +5,7 @@
+  │  ## Usage
+  │  
+  │  Run \`npm start\`.
+  │ +
+  │ +## Development
+  │ +
+  │ +Run \`npm run lint\` before committing; it flags \`var\` declarations.
+▸ bash $ node scripts/lint.mjs src
+  Run the project linter
+  ? approval asked for bash (demo_lint): The command is not read-only (node: runs arbitrary code) and no sandbox confines it.
+  ✓ approval allowed-once (demo_lint)
+✓ bash $ node scripts/lint.mjs src · exit 1  1.4s
+  │ src/util.js:2  error  Unexpected var, use let or const instead  no-var
+  │ 
+  │ ✖ 1 problem
+▸ mcp__weather__forecast {"city":"Oslo"}
+✓ mcp__weather__forecast {"city":"Oslo"}  41ms
+  │ Oslo: 4°C, light rain
+
+Summary
+  calls     5: 5 ok
+  time      tools 1.5s in total, slowest bash 1.4s
+  approvals 1 asked: 1 allowed-once
+  events    19
+`
+
+describe('toolgate replay', () => {
+  test('re-renders the cards from the log alone (unknown tool: generic card); a torn last line is a notice', async () => {
+    const { io, stdout, stderr } = testIO()
+    expect(await main(['replay', fixture], io)).toBe(0)
+    expect(stdout.text().replace(fixture, '<log>')).toBe(EXPECTED)
+    expect(stderr.text()).toBe(
+      'toolgate replay: notice: the last line (20) is incomplete — the session was cut off while writing; it was skipped.\n',
+    )
+  })
+
+  test('a corrupt line in the middle is an error naming the line (exit 3); so is a missing file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-replay-'))
+    const bad = join(dir, 'bad.jsonl')
+    writeFileSync(bad, '{"seq":1,"type":"tool/call","callId":"a","name":"read","arguments":{}}\nnot json\n{"seq":3,"type":"x"}\n')
+    const a = testIO()
+    expect(await main(['replay', bad], a.io)).toBe(3)
+    expect(a.stderr.text()).toBe(`toolgate replay: session log ${bad} line 2 is not valid JSON; the file is corrupt\n`)
+    expect(a.stdout.text()).toBe('')
+
+    const b = testIO()
+    expect(await main(['replay', join(dir, 'nope.jsonl')], b.io)).toBe(3)
+    expect(b.stderr.text()).toBe(`toolgate replay: session log ${join(dir, 'nope.jsonl')} does not exist\n`)
+
+    const c = testIO()
+    expect(await main(['replay'], c.io)).toBe(2)
+    expect(c.stderr.text()).toBe(
+      'toolgate replay: missing argument <log> (the session log (a .jsonl file written by demo or run)). See `toolgate replay --help`.\n',
+    )
+  })
+
+  test('a live demo and the replay of its log print the same cards', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-replay-live-'))
+    const live = testIO()
+    expect(await main(['demo', '--dir', dir, '--no-code'], live.io)).toBe(0)
+    const logPath = /^ {2}log +(.+)$/m.exec(live.stdout.text())?.[1]
+    expect(logPath).toBeDefined()
+    const replayed = testIO()
+    expect(await main(['replay', logPath!], replayed.io)).toBe(0)
+    // Cards only: the lines that start a card or belong to one. The live run also marks parallel calls.
+    const cards = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => /^(▸|✓|✗) |^ {2}│/.test(l))
+        .map((l) => l.replace(' ‖ parallel', ''))
+    const liveCards = cards(live.stdout.text())
+    expect(liveCards.length).toBeGreaterThan(40)
+    expect(cards(replayed.stdout.text())).toEqual(liveCards)
+  })
+})
