@@ -182,6 +182,13 @@ describe('resultBudget (seed 003 §9.2)', () => {
     expect(readdirSync(dir)).toEqual(['dump-d1-1.txt'])
     const after = await runtime.execute({ callId: 'later', name: 'dump', arguments: {} })
     expect(after.content).toEqual([{ type: 'text', text: bigText }])
+    // A second run with the same call id in the same directory does not overwrite the first spill.
+    const again = scriptedModel([
+      { toolCalls: [{ name: 'dump', arguments: {}, callId: 'd1' }] },
+      { text: 'ok' },
+    ])
+    await collectAgent({ model: again, runtime, messages: task, spillDir: dir })
+    expect(readdirSync(dir).sort()).toEqual(['dump-d1-1.txt', 'dump-d1-2.txt'])
   })
 })
 

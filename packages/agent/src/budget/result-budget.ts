@@ -54,12 +54,21 @@ export function resultBudget(options: ResultBudgetOptions): Plugin {
         .map((b) => b.text)
         .join('\n')
       if (text.length <= limit) return decision
-      spilled++
-      const file = join(spillDir, `${safe(exec.name)}-${safe(exec.callId)}-${spilled}.txt`)
+      let file = ''
       let saved: string | undefined
       try {
         await mkdir(spillDir, { recursive: true })
-        await writeFile(file, text, { encoding: 'utf8', flag: 'wx' })
+        // Never overwrite: call ids repeat across sessions (and scripted models).
+        for (;;) {
+          spilled++
+          file = join(spillDir, `${safe(exec.name)}-${safe(exec.callId)}-${spilled}.txt`)
+          try {
+            await writeFile(file, text, { encoding: 'utf8', flag: 'wx' })
+            break
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || spilled > 10_000) throw error
+          }
+        }
       } catch (error) {
         saved = `The full output could not be saved (${(error as Error).message}); re-run the command with narrower output if you need the omitted part.`
       }
