@@ -1,6 +1,6 @@
 import { initShellParser } from '@toolgate/policy'
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { type Sandbox, bash, call, engineFor, makeSandbox } from './permissions-helpers.js'
+import { bash, call, engineFor, makeSandbox, type Sandbox } from './permissions-helpers.js'
 
 let sb: Sandbox
 beforeAll(() => initShellParser())
@@ -16,7 +16,8 @@ describe('allow for this session', () => {
     expect(engine.describeAsk('c1')).toEqual({
       callId: 'c1',
       toolName: 'bash',
-      displayReason: 'The command is not read-only (npm install can run package scripts or change files) and no sandbox confines it.',
+      displayReason:
+        'The command is not read-only (npm install can run package scripts or change files) and no sandbox confines it.',
       offerSessionGrant: true,
       looping: false,
       grantKeys: ['bash:npm install'],
@@ -32,10 +33,19 @@ describe('allow for this session', () => {
   test('is remembered per subcommand of a compound command', () => {
     const engine = engineFor(sb)
     engine.decide(bash('npm install && npm run build', 'c1'))
-    expect(engine.grantSession('c1')).toEqual({ granted: true, keys: ['bash:npm install', 'bash:npm run build'] })
+    expect(engine.grantSession('c1')).toEqual({
+      granted: true,
+      keys: ['bash:npm install', 'bash:npm run build'],
+    })
     expect(engine.decide(bash('npm run build'))).toMatchObject({ kind: 'allow', step: 'session-grant' })
-    expect(engine.decide(bash('npm run build && git status'))).toMatchObject({ kind: 'allow', step: 'session-grant' })
-    expect(engine.decide(bash('npm run build && npm publish'))).toMatchObject({ kind: 'ask', step: 'ask-rule' })
+    expect(engine.decide(bash('npm run build && git status'))).toMatchObject({
+      kind: 'allow',
+      step: 'session-grant',
+    })
+    expect(engine.decide(bash('npm run build && npm publish'))).toMatchObject({
+      kind: 'ask',
+      step: 'ask-rule',
+    })
     expect(engine.grants()).toEqual(['bash:npm install', 'bash:npm run build'])
   })
 
@@ -44,7 +54,8 @@ describe('allow for this session', () => {
     engine.decide(bash('rm -rf dist', 'd1'))
     expect(engine.grantSession('d1')).toEqual({
       granted: false,
-      reason: 'this call cannot be allowed for the whole session ("rm -rf dist" is destructive (rm is destructive)); allow it once instead',
+      reason:
+        'this call cannot be allowed for the whole session ("rm -rf dist" is destructive (rm is destructive)); allow it once instead',
     })
     engine.decide(bash('git push --force', 'd2'))
     expect(engine.describeAsk('d2')).toMatchObject({ offerSessionGrant: false })
@@ -52,7 +63,10 @@ describe('allow for this session', () => {
     expect(engine.grantSession('d3')).toMatchObject({ granted: false })
     engine.decide(call('read', { path: '.env' }, 'd4'))
     expect(engine.grantSession('d4')).toMatchObject({ granted: false })
-    expect(engine.grantSession('nope')).toEqual({ granted: false, reason: 'no approval is pending for call nope' })
+    expect(engine.grantSession('nope')).toEqual({
+      granted: false,
+      reason: 'no approval is pending for call nope',
+    })
     expect(engine.grants()).toEqual([])
   })
 
@@ -60,7 +74,10 @@ describe('allow for this session', () => {
     const engine = engineFor(sb)
     engine.decide(call('read', { path: '/etc/hosts' }, 'r1'))
     expect(engine.grantSession('r1')).toEqual({ granted: true, keys: ['read:{"path":"/etc/hosts"}'] })
-    expect(engine.decide(call('read', { path: '/etc/hosts' }))).toMatchObject({ kind: 'allow', step: 'session-grant' })
+    expect(engine.decide(call('read', { path: '/etc/hosts' }))).toMatchObject({
+      kind: 'allow',
+      step: 'session-grant',
+    })
     expect(engine.decide(call('read', { path: '/etc/passwd' }))).toMatchObject({ kind: 'ask' })
   })
 
@@ -98,7 +115,12 @@ describe('denial tracking', () => {
     const denied = bash('make')
     const hook = call('write', { path: '.git/hooks/pre-commit', content: '' })
     for (let i = 0; i < 3; i++) for (const c of [outside, denied, hook]) engine.recordRefusal(c)
-    expect(engine.decide(outside)).toMatchObject({ kind: 'ask', step: 'workspace-boundary', looping: true, offerSessionGrant: false })
+    expect(engine.decide(outside)).toMatchObject({
+      kind: 'ask',
+      step: 'workspace-boundary',
+      looping: true,
+      offerSessionGrant: false,
+    })
     expect(engine.decide(denied)).toMatchObject({ kind: 'deny', step: 'deny-rule' })
     expect(engine.decide(hook)).toMatchObject({ kind: 'deny', step: 'protected-path' })
   })
@@ -106,7 +128,10 @@ describe('denial tracking', () => {
 
 describe("approval policy 'never' (headless)", () => {
   test('an ask becomes a denial that says the session is non-interactive and which rule to add where', () => {
-    const engine = engineFor(sb, { approvalPolicy: 'never', userSettingsPath: `${sb.home}/.toolgate/settings.json` })
+    const engine = engineFor(sb, {
+      approvalPolicy: 'never',
+      userSettingsPath: `${sb.home}/.toolgate/settings.json`,
+    })
     const d = engine.decide(bash('npm install && npm run build'))
     expect(d).toMatchObject({ kind: 'deny', step: 'mode-default' })
     expect(d.kind === 'deny' && d.reason).toBe(
@@ -117,9 +142,13 @@ describe("approval policy 'never' (headless)", () => {
   test('path and unknown-tool suggestions', () => {
     const engine = engineFor(sb, { approvalPolicy: 'never', preset: 'read-only' })
     const w = engine.decide(call('write', { path: 'docs/a.md', content: '' }))
-    expect(w.kind === 'deny' && w.reason).toContain('the user can add "edit(docs/a.md)" to "permissions.allow"')
+    expect(w.kind === 'deny' && w.reason).toContain(
+      'the user can add "edit(docs/a.md)" to "permissions.allow"',
+    )
     const u = engine.decide(call('mcp__db__query', { sql: 'select 1' }))
-    expect(u.kind === 'deny' && u.reason).toContain('the user can add "mcp__db__query" to "permissions.allow"')
+    expect(u.kind === 'deny' && u.reason).toContain(
+      'the user can add "mcp__db__query" to "permissions.allow"',
+    )
   })
 
   test('an ask rule or a protected path cannot be fixed by an allow rule, and the message says so', () => {
@@ -139,6 +168,8 @@ describe("approval policy 'never' (headless)", () => {
     const c = bash('npm install')
     for (let i = 0; i < 3; i++) engine.recordRefusal(c)
     const d = engine.decide(c)
-    expect(d.kind === 'deny' && d.reason).toMatch(/ This exact call has been refused 3 or more times in this session; stop retrying it\.$/)
+    expect(d.kind === 'deny' && d.reason).toMatch(
+      / This exact call has been refused 3 or more times in this session; stop retrying it\.$/,
+    )
   })
 })

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { type PermissionOptions, createPermissionEngine } from '@toolgate/policy'
+import { createPermissionEngine, type PermissionOptions } from '@toolgate/policy'
 
 /** A real temp directory holding a workspace and a fake home; removed by `cleanup()`. */
 export interface Sandbox {

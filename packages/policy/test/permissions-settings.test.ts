@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { PermissionSettingsError, initShellParser } from '@toolgate/policy'
+import { initShellParser, PermissionSettingsError } from '@toolgate/policy'
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
-import { type Sandbox, bash, call, engineFor, makeSandbox } from './permissions-helpers.js'
+import { bash, call, engineFor, makeSandbox, type Sandbox } from './permissions-helpers.js'
 
 let sb: Sandbox
 beforeAll(() => initShellParser())
@@ -24,7 +24,10 @@ function loadError(run: () => unknown): string {
 describe('settings files', () => {
   test('project and user files both contribute rules, with their file as provenance', () => {
     sb.write('work/.toolgate/settings.json', JSON.stringify({ permissions: { allow: ['bash(make:*)'] } }))
-    const user = sb.write('home/.toolgate/settings.json', JSON.stringify({ permissions: { deny: ['webfetch'] } }))
+    const user = sb.write(
+      'home/.toolgate/settings.json',
+      JSON.stringify({ permissions: { deny: ['webfetch'] } }),
+    )
     const engine = engineFor(sb, { userSettingsPath: user })
     expect(engine.explain(bash('make all')).summary).toBe(
       `allow by rule "allow bash(make:*)" from ${sb.root}/.toolgate/settings.json: every simple command is allowed (first by the rule "allow bash(make:*)" (${sb.root}/.toolgate/settings.json))`,
@@ -53,7 +56,11 @@ describe('settings files', () => {
       'work/.toolgate/settings.json',
       JSON.stringify({
         premissions: {},
-        permissions: { allow: ['bash(git status)', 'Bash(ls)', 42, 'bash(ls && rm -rf /)'], deny: 'bash', maybe: [] },
+        permissions: {
+          allow: ['bash(git status)', 'Bash(ls)', 42, 'bash(ls && rm -rf /)'],
+          deny: 'bash',
+          maybe: [],
+        },
       }),
     )
     expect(loadError(() => engineFor(sb))).toBe(
@@ -72,12 +79,16 @@ describe('settings files', () => {
 
   test('invalid JSON, a non-object and a directory are reported, not skipped', () => {
     const file = sb.write('work/.toolgate/settings.json', '{ "permissions": { "allow": [ }')
-    expect(loadError(() => engineFor(sb))).toMatch(new RegExp(`^toolgate could not load.*\\n- ${file}: is not valid JSON \\(`))
+    expect(loadError(() => engineFor(sb))).toMatch(
+      new RegExp(`^toolgate could not load.*\\n- ${file}: is not valid JSON \\(`),
+    )
     sb.write('work/.toolgate/settings.json', '[]')
     expect(loadError(() => engineFor(sb))).toContain(`- ${file}: the top level must be a JSON object\n`)
     const dir = join(sb.home, 'settings-dir')
     mkdirSync(dir)
-    expect(loadError(() => engineFor(sb, { userSettingsPath: dir }))).toContain(`- ${dir}: is not a regular file\n`)
+    expect(loadError(() => engineFor(sb, { userSettingsPath: dir }))).toContain(
+      `- ${dir}: is not a regular file\n`,
+    )
   })
 
   test('rules given in code are validated the same way', () => {
@@ -89,8 +100,18 @@ describe('settings files', () => {
 
 describe('system prompt text (seed 003 §8.8: only the configured, stable part)', () => {
   test('deny rules and disabled tools, sorted and deduplicated; empty when none', () => {
-    sb.write('work/.toolgate/settings.json', JSON.stringify({ permissions: { deny: ['webfetch', 'bash(rm:*)', 'read(secrets/**)'], allow: ['bash(ls)'] } }))
-    const text = engineFor(sb, { rules: [{ action: 'deny', rule: 'mcp__github__*' }, { action: 'deny', rule: 'webfetch' }] }).promptText()
+    sb.write(
+      'work/.toolgate/settings.json',
+      JSON.stringify({
+        permissions: { deny: ['webfetch', 'bash(rm:*)', 'read(secrets/**)'], allow: ['bash(ls)'] },
+      }),
+    )
+    const text = engineFor(sb, {
+      rules: [
+        { action: 'deny', rule: 'mcp__github__*' },
+        { action: 'deny', rule: 'webfetch' },
+      ],
+    }).promptText()
     expect(text).toBe(
       [
         'Permission rules for this session (calls that break them are refused; do not attempt them):',
