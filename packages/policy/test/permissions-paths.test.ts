@@ -97,6 +97,14 @@ describe('protected paths: an ordered table, first match decides', () => {
     }
     expect(engine.decide(bash('cat .git/hooks/pre-commit.sample'))).toMatchObject({ kind: 'allow' })
   })
+
+  test('bash: a read-only command reading a computed path asks (the scan cannot see it)', () => {
+    const d = engineFor(sb).decide(bash('cat "$(printf ~/.s)sh/id_rsa"'))
+    expect(d).toMatchObject({ kind: 'ask', step: 'mode-default' })
+    expect(d.kind === 'ask' && d.displayReason).toBe(
+      '"cat "$(printf ~/.s)sh/id_rsa"" reads a path computed at run time and no sandbox confines it.',
+    )
+  })
 })
 
 describe('symlinks and .. are resolved before matching', () => {

@@ -478,8 +478,10 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       case 'exec': {
         const b = subj.bash
         if (b === undefined) return ask('fallback', `${call.name} runs commands`, true)
-        if (b.classification.readOnly)
+        const computed = b.commands.find((c) => c.argv === undefined)
+        if (b.classification.readOnly && computed === undefined) {
           return allowBy('mode-default', `read-only fast path: ${b.classification.reason}`)
+        }
         const grantable = b.complete && b.destructive === undefined
         if (b.destructive !== undefined) {
           return ask('mode-default', `"${b.destructive.text}" is destructive (${b.destructive.why})`, false)
@@ -487,10 +489,13 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
         if (mode.exec === 'allow') return allowBy('mode-default', `the ${preset} preset runs commands`)
         if (mode.exec === 'sandbox' && sandboxed)
           return allowBy('mode-default', 'the workspace-write preset runs commands inside the sandbox')
-        const why =
-          mode.exec === 'sandbox'
-            ? `the command is not read-only (${b.classification.reason}) and no sandbox confines it`
+        // A read-only command with a computed word is treated like any other command: which file
+        // it reads is unknown, and the protected-path scan cannot see it (`cat "$(printf ~/.s)sh/id_rsa"`).
+        const what =
+          b.classification.readOnly && computed !== undefined
+            ? `"${computed.canonical}" reads a path computed at run time`
             : `the command is not read-only (${b.classification.reason})`
+        const why = mode.exec === 'sandbox' ? `${what} and no sandbox confines it` : what
         return ask('mode-default', why, grantable)
       }
       default:
