@@ -222,6 +222,75 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
   }, 60_000)
 })
 
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0
+const CI = process.env.CI === 'true'
+if (!HAS_TMUX && !CI) console.warn('SKIPPED: the pty tests need tmux (apt-get install -y tmux); under CI=true they fail instead')
+
+describe.skipIf(!HAS_TMUX && !CI)('toolgate demo under a real pty (tmux)', () => {
+  const socket = `toolgate-test-${process.pid}`
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' })
+  afterAll(() => {
+    spawnSync('tmux', ['-L', socket, 'kill-server'])
+  })
+
+  /** Start the demo in a detached 160x50 pane; the shell prints the exit code and keeps the pane. */
+  const start = (name: string, env = '') => {
+    const dir = mkdtempSync(join(tmpdir(), `toolgate-pty-${name}-`))
+    const command = `cd ${REPO} && env ${env} node ${BIN} demo --no-code --dir ${dir}; echo "[exit $?]"; read _`
+    tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '50', command)
+    return dir
+  }
+  const screen = (name: string, escapes = false) =>
+    tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-S', '-400', '-t', name)
+  const waitFor = async (name: string, text: string) => {
+    await until(() => screen(name).includes(text), 30_000, `"${text}" on the screen`).catch((error: Error) => {
+      throw new Error(`${error.message}\n--- screen ---\n${screen(name)}`)
+    })
+  }
+
+  test('y at the prompt allows the lint command once; colours on a TTY', async () => {
+    start('allow')
+    await waitFor('allow', 'Approve bash $ node scripts/lint.mjs src')
+    expect(screen('allow')).toContain('y allow once  a allow for this session  n reject')
+    tmux('send-keys', '-t', 'allow', 'y')
+    await waitFor('allow', '[exit 0]')
+    const text = screen('allow')
+    expect(text).toContain('allowed once')
+    expect(text).toMatch(/✓ bash \$ node scripts\/lint\.mjs src · exit 1 {2}\d/)
+    expect(text).toContain('approvals 1 asked: 1 allowed-once')
+    // On a TTY the diff card is coloured: green additions.
+    expect(screen('allow', true)).toContain('\x1b[32m+## Development')
+  }, 60_000)
+
+  test('n at the prompt rejects: the call fails as APPROVAL_REJECTED and the answer says so', async () => {
+    start('reject')
+    await waitFor('reject', 'Approve bash $ node scripts/lint.mjs src')
+    tmux('send-keys', '-t', 'reject', 'n')
+    await waitFor('reject', '[exit 0]')
+    const text = screen('reject')
+    expect(text).toContain('rejected')
+    expect(text).toContain('✗ bash $ node scripts/lint.mjs src · APPROVAL_REJECTED')
+    expect(text).toContain('- The linter did not run (it was not approved).')
+    expect(text).toMatch(/approvals 1 asked: 1 rejected/)
+  }, 60_000)
+
+  test('a at the prompt grants the command for the session through the permission engine', async () => {
+    start('session')
+    await waitFor('session', 'Approve bash $ node scripts/lint.mjs src')
+    tmux('send-keys', '-t', 'session', 'a')
+    await waitFor('session', '[exit 0]')
+    expect(screen('session')).toMatch(/allowed for this session \(.+\)/)
+  }, 60_000)
+
+  test('NO_COLOR on a TTY: no colour escapes at all', async () => {
+    start('nocolor', 'NO_COLOR=1')
+    await waitFor('nocolor', 'Approve bash')
+    tmux('send-keys', '-t', 'nocolor', 'y')
+    await waitFor('nocolor', '[exit 0]')
+    expect(screen('nocolor', true)).not.toMatch(/\x1b\[3\d?m/)
+  }, 60_000)
+})
+
 function readdir(dir: string): string {
   const entries = execFileSync('ls', [dir], { encoding: 'utf8' }).trim().split('\n')
   expect(entries.length).toBe(1)
