@@ -72,10 +72,12 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParseResu
       option = all.find((o) => o.name === name)
     } else {
       name = word.slice(1)
-      if (name.length !== 1) return fail(`unknown option ${word} (short options take one letter; use --long-name for long ones)`)
+      if (name.length !== 1)
+        return fail(`unknown option ${word} (short options take one letter; use --long-name for long ones)`)
       option = all.find((o) => o.short === name)
     }
-    if (!option) return fail(`unknown option ${word}${suggest(name, all)}. See \`toolgate ${spec.name} --help\`.`)
+    if (!option)
+      return fail(`unknown option ${word}${suggest(name, all)}. See \`toolgate ${spec.name} --help\`.`)
     const flag = option.short === name && !word.startsWith('--') ? `-${name}` : `--${option.name}`
     if (option === HELP) {
       help = true
@@ -104,7 +106,9 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParseResu
   const required = spec.positionals.filter((p) => p.required)
   if (positionals.length < required.length) {
     const missing = required[positionals.length]!
-    return fail(`missing argument <${missing.name}> (${missing.description}). See \`toolgate ${spec.name} --help\`.`)
+    return fail(
+      `missing argument <${missing.name}> (${missing.description}). See \`toolgate ${spec.name} --help\`.`,
+    )
   }
   if (positionals.length > spec.positionals.length) {
     const extra = positionals[spec.positionals.length]!
@@ -164,7 +168,11 @@ function distance(a: string, b: string): number {
 /** The --help text of a command, generated from its spec. */
 export function helpText(spec: CommandSpec): string {
   const pos = spec.positionals.map((p) => (p.required ? `<${p.name}>` : `[${p.name}]`)).join(' ')
-  const lines = [`toolgate ${spec.name} — ${spec.summary}`, '', `Usage: toolgate ${spec.name} [options]${pos ? ` ${pos}` : ''}`]
+  const lines = [
+    `toolgate ${spec.name} — ${spec.summary}`,
+    '',
+    `Usage: toolgate ${spec.name} [options]${pos ? ` ${pos}` : ''}`,
+  ]
   if (spec.positionals.length > 0) {
     lines.push('', 'Arguments:')
     for (const p of spec.positionals) lines.push(`  ${p.name.padEnd(24)}${p.description}`)

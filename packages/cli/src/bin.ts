@@ -19,7 +19,9 @@ main(process.argv.slice(2), nodeIO(controller.signal)).then(
     setTimeout(() => process.exit(code), 2000).unref()
   },
   (error: unknown) => {
-    process.stderr.write(`toolgate: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    process.stderr.write(
+      `toolgate: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    )
     process.exitCode = EXIT.failed
   },
 )

@@ -8,13 +8,19 @@ import { runCommand, runSpec } from './commands/run.js'
 import { EXIT, type ExitCode } from './exit-codes.js'
 import type { CliIO } from './io.js'
 
+export { keyAnswer, terminalAnswerer } from './approval/prompt.js'
+export { type CommandSpec, helpText, type OptionSpec, type ParseResult, parseArgs } from './args.js'
+export { resolveEndpoint } from './commands/run.js'
 export { EXIT, type ExitCode } from './exit-codes.js'
 export { type CliIO, type InStream, nodeIO, type OutStream } from './io.js'
-export { type CommandSpec, helpText, type OptionSpec, parseArgs, type ParseResult } from './args.js'
-export { renderCallCard, renderResultCard, type CallCardInput, type ResultCardInput, type ResultLike } from './render/cards.js'
-export { colorEnabled, createStyle, stripAnsi, type Style } from './render/colors.js'
-export { terminalAnswerer, keyAnswer } from './approval/prompt.js'
-export { resolveEndpoint } from './commands/run.js'
+export {
+  type CallCardInput,
+  type ResultCardInput,
+  type ResultLike,
+  renderCallCard,
+  renderResultCard,
+} from './render/cards.js'
+export { colorEnabled, createStyle, type Style, stripAnsi } from './render/colors.js'
 
 type Command = {
   readonly spec: CommandSpec
@@ -29,7 +35,9 @@ const COMMANDS = {
 
 export function version(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string }
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version?: string
+    }
     return pkg.version ?? 'unknown'
   } catch {
     return 'unknown'
@@ -96,6 +104,8 @@ function lookup(name: string): Command | undefined {
 
 function unknown(name: string, io: CliIO): ExitCode {
   const hint = name.startsWith('-') ? `unknown option ${name}` : `unknown command "${name}"`
-  io.stderr.write(`toolgate: ${hint}. Commands: ${Object.keys(COMMANDS).join(', ')}. See \`toolgate --help\`.\n`)
+  io.stderr.write(
+    `toolgate: ${hint}. Commands: ${Object.keys(COMMANDS).join(', ')}. See \`toolgate --help\`.\n`,
+  )
   return EXIT.usage
 }

@@ -74,7 +74,8 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
   const runtime = createRuntime({ approval, session: setup.sink })
 
   const builtinTools = fn(toolsPkg, 'builtinTools')
-  if (!builtinTools) throw new Error('@toolgate/tools does not export builtinTools yet; the CLI cannot run without its tools')
+  if (!builtinTools)
+    throw new Error('@toolgate/tools does not export builtinTools yet; the CLI cannot run without its tools')
   runtime.use(builtinTools({ root: setup.root }) as Plugin)
 
   let codeMode = false
@@ -96,28 +97,47 @@ async function installPolicy(runtime: Runtime, setup: SessionSetup, gaps: string
   if (init) await (init() as Promise<void>)
   const permissions = fn(policyPkg, 'permissions')
   if (!permissions) {
-    gaps.push('@toolgate/policy does not export permissions yet: using the CLI\'s minimal stand-in policy (wiring.ts)')
+    gaps.push(
+      "@toolgate/policy does not export permissions yet: using the CLI's minimal stand-in policy (wiring.ts)",
+    )
     runtime.use(standInPolicy(setup.root))
-    return { describe: (r) => ({ ...(r.displayReason ? { reason: r.displayReason } : {}), offerSession: false }) }
+    return {
+      describe: (r) => ({ ...(r.displayReason ? { reason: r.displayReason } : {}), offerSession: false }),
+    }
   }
-  const plugin = permissions({ root: setup.root, preset: setup.preset, approvalPolicy: setup.approvalPolicy }) as Plugin & Loose
+  const plugin = permissions({
+    root: setup.root,
+    preset: setup.preset,
+    approvalPolicy: setup.approvalPolicy,
+  }) as Plugin & Loose
   runtime.use(plugin)
   // The engine may hang off the plugin (plugin.engine) or be the plugin itself.
-  const engine = (typeof plugin.engine === 'object' && plugin.engine !== null ? plugin.engine : plugin) as Loose
+  const engine = (
+    typeof plugin.engine === 'object' && plugin.engine !== null ? plugin.engine : plugin
+  ) as Loose
   const describeAsk = fn(engine, 'describeAsk')?.bind(engine)
   const grant = (fn(engine, 'grantSession') ?? fn(engine, 'grant'))?.bind(engine)
-  if (!describeAsk) gaps.push('the permission engine has no describeAsk(callId): the prompt shows the request\'s reason only')
-  if (!grant) gaps.push('the permission engine has no session-grant API: "a" (allow for session) is not offered')
+  if (!describeAsk)
+    gaps.push("the permission engine has no describeAsk(callId): the prompt shows the request's reason only")
+  if (!grant)
+    gaps.push('the permission engine has no session-grant API: "a" (allow for session) is not offered')
   return {
     describe(request) {
-      const described = describeAsk?.(request.callId) as { displayReason?: string; offerSessionGrant?: boolean } | undefined
+      const described = describeAsk?.(request.callId) as
+        | { displayReason?: string; offerSessionGrant?: boolean }
+        | undefined
       const reason = described?.displayReason ?? request.displayReason ?? request.reason
-      return { ...(reason ? { reason } : {}), offerSession: grant !== undefined && described?.offerSessionGrant === true }
+      return {
+        ...(reason ? { reason } : {}),
+        offerSession: grant !== undefined && described?.offerSessionGrant === true,
+      }
     },
     ...(grant
       ? {
           grantSession(request: ApprovalRequest) {
-            const result = grant(request.callId) as { granted?: boolean; keys?: readonly string[]; reason?: string } | undefined
+            const result = grant(request.callId) as
+              | { granted?: boolean; keys?: readonly string[]; reason?: string }
+              | undefined
             return result?.granted
               ? { ok: true as const, note: (result.keys ?? []).join(', ') || 'remembered' }
               : { ok: false as const, reason: result?.reason ?? 'the policy did not grant it' }
@@ -133,7 +153,12 @@ async function installPolicy(runtime: Runtime, setup: SessionSetup, gaps: string
  */
 function standInPolicy(root: string): Plugin {
   const classify = fn(policyPkg, 'classifyCommand')
-  const PROTECTED = [/(^|\/)\.git\/hooks(\/|$)/, /(^|\/)\.ssh(\/|$)/, /(^|\/)\.(bashrc|zshrc|profile|bash_profile)$/, /(^|\/)\.toolgate(\/|$)/]
+  const PROTECTED = [
+    /(^|\/)\.git\/hooks(\/|$)/,
+    /(^|\/)\.ssh(\/|$)/,
+    /(^|\/)\.(bashrc|zshrc|profile|bash_profile)$/,
+    /(^|\/)\.toolgate(\/|$)/,
+  ]
   return (ctx) => {
     ctx.on('tools/pre-execute', (exec, next) => {
       const args = exec.arguments as Loose
@@ -150,7 +175,11 @@ function standInPolicy(root: string): Plugin {
       if (exec.name === 'bash' && typeof args?.command === 'string') {
         const verdict = classify?.(args.command) as { readOnly?: boolean; reason?: string } | undefined
         if (verdict?.readOnly !== true) {
-          return { kind: 'ask', reason: verdict?.reason ?? 'unclassified command', displayReason: `runs a command that is not read-only (${verdict?.reason ?? 'could not classify it'})` }
+          return {
+            kind: 'ask',
+            reason: verdict?.reason ?? 'unclassified command',
+            displayReason: `runs a command that is not read-only (${verdict?.reason ?? 'could not classify it'})`,
+          }
         }
       }
       return next()

@@ -6,7 +6,14 @@ const spec: CommandSpec = {
   summary: 'run a task',
   positionals: [{ name: 'task', description: 'what to do', required: true }],
   options: [
-    { name: 'provider', short: 'p', kind: 'string', value: '<name>', choices: ['openai', 'anthropic'], description: 'Wire format.' },
+    {
+      name: 'provider',
+      short: 'p',
+      kind: 'string',
+      value: '<name>',
+      choices: ['openai', 'anthropic'],
+      description: 'Wire format.',
+    },
     { name: 'max-turns', kind: 'int', value: '<n>', min: 1, description: 'Turn limit.' },
     { name: 'yes', short: 'y', kind: 'flag', description: 'Approve.' },
     { name: 'log', kind: 'string', value: '<path>', description: 'Log file.' },
@@ -15,7 +22,9 @@ const spec: CommandSpec = {
 
 describe('parseArgs', () => {
   test('long, short, inline values, flags and positionals', () => {
-    expect(parseArgs(spec, ['--provider', 'openai', '--max-turns=3', '-y', 'fix the bug', '--log', 'a.jsonl'])).toEqual({
+    expect(
+      parseArgs(spec, ['--provider', 'openai', '--max-turns=3', '-y', 'fix the bug', '--log', 'a.jsonl']),
+    ).toEqual({
       ok: true,
       options: { provider: 'openai', 'max-turns': 3, yes: true, log: 'a.jsonl' },
       positionals: ['fix the bug'],
@@ -39,8 +48,14 @@ describe('parseArgs', () => {
       ok: false,
       error: 'toolgate run: unknown option --provder (did you mean --provider?). See `toolgate run --help`.',
     })
-    expect(parseArgs(spec, ['t', '--provider'])).toEqual({ ok: false, error: 'toolgate run: --provider needs a value <name>' })
-    expect(parseArgs(spec, ['t', '--provider', '--yes'])).toEqual({ ok: false, error: 'toolgate run: --provider needs a value <name>' })
+    expect(parseArgs(spec, ['t', '--provider'])).toEqual({
+      ok: false,
+      error: 'toolgate run: --provider needs a value <name>',
+    })
+    expect(parseArgs(spec, ['t', '--provider', '--yes'])).toEqual({
+      ok: false,
+      error: 'toolgate run: --provider needs a value <name>',
+    })
     expect(parseArgs(spec, ['t', '--provider', 'gemini'])).toEqual({
       ok: false,
       error: 'toolgate run: --provider must be one of openai, anthropic (got "gemini")',
@@ -49,8 +64,14 @@ describe('parseArgs', () => {
       ok: false,
       error: 'toolgate run: --max-turns needs a whole number (got "ten")',
     })
-    expect(parseArgs(spec, ['t', '--max-turns', '0'])).toEqual({ ok: false, error: 'toolgate run: --max-turns must be at least 1 (got 0)' })
-    expect(parseArgs(spec, ['t', '--yes=1'])).toEqual({ ok: false, error: 'toolgate run: --yes is a switch and takes no value (got "1")' })
+    expect(parseArgs(spec, ['t', '--max-turns', '0'])).toEqual({
+      ok: false,
+      error: 'toolgate run: --max-turns must be at least 1 (got 0)',
+    })
+    expect(parseArgs(spec, ['t', '--yes=1'])).toEqual({
+      ok: false,
+      error: 'toolgate run: --yes is a switch and takes no value (got "1")',
+    })
     expect(parseArgs(spec, [])).toEqual({
       ok: false,
       error: 'toolgate run: missing argument <task> (what to do). See `toolgate run --help`.',
@@ -61,7 +82,8 @@ describe('parseArgs', () => {
     })
     expect(parseArgs(spec, ['-yp', 'openai'])).toEqual({
       ok: false,
-      error: 'toolgate run: unknown option -yp (short options take one letter; use --long-name for long ones)',
+      error:
+        'toolgate run: unknown option -yp (short options take one letter; use --long-name for long ones)',
     })
     expect(parseArgs({ ...spec, positionals: [] }, ['x'])).toEqual({
       ok: false,

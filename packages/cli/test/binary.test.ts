@@ -12,12 +12,20 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 const REPO = resolve(import.meta.dirname, '../../..')
 const BIN = join(REPO, 'packages/cli/dist/bin.js')
 // A clean environment: no keys, no endpoint, no colour forcing.
-const ENV: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8' }
+const ENV: Record<string, string> = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: process.env.HOME ?? '/tmp',
+  LANG: 'C.UTF-8',
+}
 
 beforeAll(() => {
   // `tsc -b` builds the dependencies too. Type errors in a package that is still being written do
   // not stop the emit, so the build counts as good when the CLI's own files compile and bin.js exists.
-  const built = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: REPO, encoding: 'utf8', timeout: 280_000 })
+  const built = spawnSync('npx', ['tsc', '-b', 'packages/cli'], {
+    cwd: REPO,
+    encoding: 'utf8',
+    timeout: 280_000,
+  })
   const ownErrors = `${built.stdout}${built.stderr}`.split('\n').filter((l) => l.startsWith('packages/cli/'))
   expect(ownErrors).toEqual([])
   expect(existsSync(BIN)).toBe(true)
@@ -32,7 +40,11 @@ interface Ran {
 
 function run(args: string[], env: Record<string, string> = {}, cwd = REPO): Promise<Ran> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { ...ENV, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     collect(child, done)
   })
 }
@@ -40,8 +52,12 @@ function run(args: string[], env: Record<string, string> = {}, cwd = REPO): Prom
 function collect(child: ChildProcess, done: (r: Ran) => void) {
   let stdout = ''
   let stderr = ''
-  child.stdout!.on('data', (c: Buffer) => void (stdout += c.toString('utf8')))
-  child.stderr!.on('data', (c: Buffer) => void (stderr += c.toString('utf8')))
+  child.stdout!.on('data', (c: Buffer) => {
+    stdout += c.toString('utf8')
+  })
+  child.stderr!.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8')
+  })
   child.on('close', (code, signal) => done({ code, signal, stdout, stderr }))
 }
 
@@ -78,8 +94,13 @@ describe('toolgate binary, not a TTY', () => {
     expect(out).toMatch(/^ {2}parallel {2}at most [4-9] tool bodies ran at once$/m)
     const log = /^ {2}log {7}(.+)$/m.exec(out)?.[1]
     expect(log).toBe(join(dir, readdir(dir), 'session.jsonl'))
-    const events = readFileSync(log!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; callId?: string })
-    expect(events.filter((e) => e.type === 'tool/call').length).toBe(events.filter((e) => e.type === 'tool/result').length)
+    const events = readFileSync(log!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; callId?: string })
+    expect(events.filter((e) => e.type === 'tool/call').length).toBe(
+      events.filter((e) => e.type === 'tool/result').length,
+    )
     const replayed = await run(['replay', log!])
     expect(replayed.code).toBe(0)
     expect(replayed.stdout).toContain('✗ write .git/hooks/pre-commit · PERMISSION_DENIED')
@@ -90,21 +111,32 @@ describe('toolgate binary, not a TTY', () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-bin-json-'))
     const r = await run(['demo', '--json', '--no-code', '--dir', dir])
     expect(r.code).toBe(0)
-    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; [k: string]: unknown })
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; [k: string]: unknown })
     expect(events[0]).toEqual({ type: 'turn-start', turn: 1 })
     expect(events.filter((e) => e.type === 'tool-result').length).toBe(9)
     expect(events.at(-2)).toMatchObject({ type: 'done', reason: 'completed' })
-    expect(events.at(-1)).toMatchObject({ type: 'summary', exitCode: 0, calls: 9, outcomes: { ok: 8, permission_denied: 1 } })
+    expect(events.at(-1)).toMatchObject({
+      type: 'summary',
+      exitCode: 0,
+      calls: 9,
+      outcomes: { ok: 8, permission_denied: 1 },
+    })
     // The auto-decision line goes to stderr so stdout stays machine-readable.
     expect(r.stderr).toContain('auto-approved (not a TTY; demo policy')
   })
 
   test('--version, --help for every command, usage and config errors', async () => {
-    const version = JSON.parse(readFileSync(join(REPO, 'packages/cli/package.json'), 'utf8')).version as string
+    const version = JSON.parse(readFileSync(join(REPO, 'packages/cli/package.json'), 'utf8'))
+      .version as string
     expect(await run(['--version'])).toMatchObject({ code: 0, stdout: `toolgate ${version}\n` })
     const top = await run(['--help'])
     expect(top.code).toBe(0)
-    expect(top.stdout).toContain('Exit codes: 0 ok, 1 task failed, 2 usage error, 3 config error, 130 interrupted.')
+    expect(top.stdout).toContain(
+      'Exit codes: 0 ok, 1 task failed, 2 usage error, 3 config error, 130 interrupted.',
+    )
     for (const cmd of ['demo', 'run', 'replay']) {
       const help = await run([cmd, '--help'])
       expect(help.code).toBe(0)
@@ -121,7 +153,9 @@ describe('toolgate binary, not a TTY', () => {
     })
     const noEndpoint = await run(['run', 'list the files'])
     expect(noEndpoint.code).toBe(3)
-    expect(noEndpoint.stderr).toContain('toolgate run: no model endpoint is configured. Set:\n  --provider openai|anthropic|openai-responses')
+    expect(noEndpoint.stderr).toContain(
+      'toolgate run: no model endpoint is configured. Set:\n  --provider openai|anthropic|openai-responses',
+    )
     const noKey = await run(['run', '--provider', 'anthropic', '--model', 'claude-x', 'hi'])
     expect(noKey).toMatchObject({
       code: 3,
@@ -140,7 +174,9 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
   beforeAll(async () => {
     server = createServer((req, res) => {
       let body = ''
-      req.on('data', (c: Buffer) => void (body += c.toString('utf8')))
+      req.on('data', (c: Buffer) => {
+        body += c.toString('utf8')
+      })
       req.on('end', () => {
         const n = requests.length
         requests.push(JSON.parse(body))
@@ -157,19 +193,41 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
   afterAll(() => new Promise<void>((r) => server.close(() => r())))
 
   const chunk = (delta: object, finishReason: string | null = null) =>
-    JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] })
+    JSON.stringify({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    })
   const text = (t: string) => chunk({ role: 'assistant', content: t })
   const call = (id: string, name: string, args: object) =>
-    chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] })
+    chunk({
+      tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+    })
   const finish = (reason: string) => chunk({}, reason)
 
   test('a read, then the answer: exit 0, the tool result went back to the model', async () => {
     const root = mkdtempSync(join(tmpdir(), 'toolgate-run-'))
     writeFileSync(join(root, 'notes.txt'), 'remember the milk\n')
     requests.length = 0
-    script = [() => [call('call_1', 'read', { path: 'notes.txt' }), finish('tool_calls')], () => [text('It says: remember the milk.'), finish('stop')]]
+    script = [
+      () => [call('call_1', 'read', { path: 'notes.txt' }), finish('tool_calls')],
+      () => [text('It says: remember the milk.'), finish('stop')],
+    ]
     const log = join(root, '..', `${root.split('/').pop()}.jsonl`)
-    const r = await run(['run', '--provider', 'openai', '--base-url', baseUrl, '--model', 'local', '--root', root, '--log', log, 'What do my notes say?'])
+    const r = await run([
+      'run',
+      '--provider',
+      'openai',
+      '--base-url',
+      baseUrl,
+      '--model',
+      'local',
+      '--root',
+      root,
+      '--log',
+      log,
+      'What do my notes say?',
+    ])
     expect(r.stderr.replace(/^toolgate: note: .*\n/gm, '')).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('✓ read notes.txt · line 1 of 1')
@@ -184,14 +242,31 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
     const root = mkdtempSync(join(tmpdir(), 'toolgate-run-ask-'))
     for (const yes of [false, true]) {
       requests.length = 0
-      script = [() => [call('call_t', 'bash', { command: 'touch made.txt' }), finish('tool_calls')], () => [text('ok'), finish('stop')]]
-      const r = await run(['run', '--provider', 'openai', '--base-url', baseUrl, '--model', 'local', '--root', root, ...(yes ? ['--yes'] : []), 'make a file'])
+      script = [
+        () => [call('call_t', 'bash', { command: 'touch made.txt' }), finish('tool_calls')],
+        () => [text('ok'), finish('stop')],
+      ]
+      const r = await run([
+        'run',
+        '--provider',
+        'openai',
+        '--base-url',
+        baseUrl,
+        '--model',
+        'local',
+        '--root',
+        root,
+        ...(yes ? ['--yes'] : []),
+        'make a file',
+      ])
       expect(r.code).toBe(0)
       if (yes) {
         expect(r.stdout).toContain('auto-approved (--yes)')
         expect(existsSync(join(root, 'made.txt'))).toBe(true)
       } else {
-        expect(r.stdout).toContain('denied: it needs approval and there is no terminal to ask (pass --yes to approve asks)')
+        expect(r.stdout).toContain(
+          'denied: it needs approval and there is no terminal to ask (pass --yes to approve asks)',
+        )
         expect(r.stdout).toContain('· APPROVAL_UNAVAILABLE')
         expect(existsSync(join(root, 'made.txt'))).toBe(false)
       }
@@ -202,10 +277,31 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
     const root = mkdtempSync(join(tmpdir(), 'toolgate-run-int-'))
     const log = join(root, '..', `${root.split('/').pop()}.jsonl`)
     requests.length = 0
-    script = [() => [call('call_s', 'bash', { command: 'echo started > started.txt && sleep 30' }), finish('tool_calls')], () => 'hang']
+    script = [
+      () => [
+        call('call_s', 'bash', { command: 'echo started > started.txt && sleep 30' }),
+        finish('tool_calls'),
+      ],
+      () => 'hang',
+    ]
     const child = spawn(
       process.execPath,
-      [BIN, 'run', '--provider', 'openai', '--base-url', baseUrl, '--model', 'local', '--root', root, '--yes', '--log', log, 'wait'],
+      [
+        BIN,
+        'run',
+        '--provider',
+        'openai',
+        '--base-url',
+        baseUrl,
+        '--model',
+        'local',
+        '--root',
+        root,
+        '--yes',
+        '--log',
+        log,
+        'wait',
+      ],
       { cwd: REPO, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] },
     )
     const ran = new Promise<Ran>((done) => collect(child, done))
@@ -215,7 +311,10 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
     const r = await ran
     expect(r.code).toBe(130)
     expect(r.stderr).toContain('toolgate: interrupted — stopping the run')
-    const events = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; callId?: string; error?: { kind: string } })
+    const events = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; callId?: string; error?: { kind: string } })
     const result = events.find((e) => e.type === 'tool/result' && e.callId === 'call_s')
     expect(result?.error?.kind).toBe('aborted')
     expect(r.stdout).toContain('✗ bash $ echo started > started.txt && sleep 30 · ABORTED')
@@ -224,7 +323,8 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0
 const CI = process.env.CI === 'true'
-if (!HAS_TMUX && !CI) console.warn('SKIPPED: the pty tests need tmux (apt-get install -y tmux); under CI=true they fail instead')
+if (!HAS_TMUX && !CI)
+  console.warn('SKIPPED: the pty tests need tmux (apt-get install -y tmux); under CI=true they fail instead')
 
 describe.skipIf(!HAS_TMUX && !CI)('toolgate demo under a real pty (tmux)', () => {
   const socket = `toolgate-test-${process.pid}`
@@ -243,9 +343,11 @@ describe.skipIf(!HAS_TMUX && !CI)('toolgate demo under a real pty (tmux)', () =>
   const screen = (name: string, escapes = false) =>
     tmux('capture-pane', '-p', '-J', ...(escapes ? ['-e'] : []), '-S', '-400', '-t', name)
   const waitFor = async (name: string, text: string) => {
-    await until(() => screen(name).includes(text), 30_000, `"${text}" on the screen`).catch((error: Error) => {
-      throw new Error(`${error.message}\n--- screen ---\n${screen(name)}`)
-    })
+    await until(() => screen(name).includes(text), 30_000, `"${text}" on the screen`).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}\n--- screen ---\n${screen(name)}`)
+      },
+    )
   }
 
   test('y at the prompt allows the lint command once; colours on a TTY', async () => {
@@ -287,7 +389,7 @@ describe.skipIf(!HAS_TMUX && !CI)('toolgate demo under a real pty (tmux)', () =>
     await waitFor('nocolor', 'Approve bash')
     tmux('send-keys', '-t', 'nocolor', 'y')
     await waitFor('nocolor', '[exit 0]')
-    expect(screen('nocolor', true)).not.toMatch(/\x1b\[3\d?m/)
+    expect(screen('nocolor', true)).not.toContain('\x1b[3')
   }, 60_000)
 })
 

@@ -71,10 +71,15 @@ describe('toolgate replay', () => {
   test('a corrupt line in the middle is an error naming the line (exit 3); so is a missing file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-replay-'))
     const bad = join(dir, 'bad.jsonl')
-    writeFileSync(bad, '{"seq":1,"type":"tool/call","callId":"a","name":"read","arguments":{}}\nnot json\n{"seq":3,"type":"x"}\n')
+    writeFileSync(
+      bad,
+      '{"seq":1,"type":"tool/call","callId":"a","name":"read","arguments":{}}\nnot json\n{"seq":3,"type":"x"}\n',
+    )
     const a = testIO()
     expect(await main(['replay', bad], a.io)).toBe(3)
-    expect(a.stderr.text()).toBe(`toolgate replay: session log ${bad} line 2 is not valid JSON; the file is corrupt\n`)
+    expect(a.stderr.text()).toBe(
+      `toolgate replay: session log ${bad} line 2 is not valid JSON; the file is corrupt\n`,
+    )
     expect(a.stdout.text()).toBe('')
 
     const b = testIO()

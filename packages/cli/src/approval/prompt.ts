@@ -43,7 +43,11 @@ export function terminalAnswerer(options: TerminalAnswererOptions): ApprovalAnsw
     if (request.signal.aborted) return 'cancelled'
     const info = options.describe(request)
     const offerSession = info.offerSession && options.grantSession !== undefined
-    const keys = [`${style.bold('y')} allow once`, ...(offerSession ? [`${style.bold('a')} allow for this session`] : []), `${style.bold('n')} reject`]
+    const keys = [
+      `${style.bold('y')} allow once`,
+      ...(offerSession ? [`${style.bold('a')} allow for this session`] : []),
+      `${style.bold('n')} reject`,
+    ]
     screen.pause()
     const lines = [`${style.yellow('?')} ${style.bold('Approve')} ${info.title}`]
     if (info.reason) lines.push(`  ${style.dim(info.reason)}`)

@@ -2,8 +2,8 @@
 // endpoint), in a fresh temporary workspace. Exit 0 when the run completes.
 import { scriptedModel } from '@toolgate/providers'
 import { type CommandSpec, parseArgs } from '../args.js'
-import { createDemoWorkspace } from '../demo/workspace.js'
 import { DEMO_TASK, demoTurns, LINT_CALL_ID } from '../demo/script.js'
+import { createDemoWorkspace } from '../demo/workspace.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { drive } from './drive.js'
@@ -18,10 +18,20 @@ export const demoSpec: CommandSpec = {
       name: 'yes',
       short: 'y',
       kind: 'flag',
-      description: 'Answer approval prompts automatically even on a terminal (demo policy: only the scripted lint command is approved).',
+      description:
+        'Answer approval prompts automatically even on a terminal (demo policy: only the scripted lint command is approved).',
     },
-    { name: 'dir', kind: 'string', value: '<path>', description: 'Create the temporary workspace under this directory (default: the OS temp dir).' },
-    { name: 'no-code', kind: 'flag', description: 'Leave out the run_code turn even when Code Mode is available.' },
+    {
+      name: 'dir',
+      kind: 'string',
+      value: '<path>',
+      description: 'Create the temporary workspace under this directory (default: the OS temp dir).',
+    },
+    {
+      name: 'no-code',
+      kind: 'flag',
+      description: 'Leave out the run_code turn even when Code Mode is available.',
+    },
   ],
   epilog: [
     'The demo reads package.json, edits the README (diff card), runs the linter (asks for approval),',
@@ -43,14 +53,17 @@ export async function demoCommand(argv: readonly string[], io: CliIO): Promise<E
   try {
     ws = createDemoWorkspace(typeof o.dir === 'string' ? o.dir : undefined)
   } catch (error) {
-    io.stderr.write(`toolgate demo: could not create the workspace: ${error instanceof Error ? error.message : String(error)}\n`)
+    io.stderr.write(
+      `toolgate demo: could not create the workspace: ${error instanceof Error ? error.message : String(error)}\n`,
+    )
     return EXIT.config
   }
   const wantCode = o['no-code'] !== true
   const { code } = await drive({
     io,
     // The script's run_code turn is only played when Code Mode is really registered.
-    model: (session) => scriptedModel(demoTurns({ codeMode: session.codeMode }), { model: 'toolgate-demo-script' }),
+    model: (session) =>
+      scriptedModel(demoTurns({ codeMode: session.codeMode }), { model: 'toolgate-demo-script' }),
     root: ws.root,
     preset: 'workspace-write',
     approvalPolicy: 'on-request',
@@ -69,7 +82,10 @@ export async function demoCommand(argv: readonly string[], io: CliIO): Promise<E
                 ? 'auto-approved (--yes; demo policy: the scripted lint command runs in the throwaway workspace)'
                 : 'auto-approved (not a TTY; demo policy: the scripted lint command runs in the throwaway workspace)',
           }
-        : { outcome: 'rejected', line: 'auto-rejected (demo policy: only the scripted lint command is approved)' },
+        : {
+            outcome: 'rejected',
+            line: 'auto-rejected (demo policy: only the scripted lint command is approved)',
+          },
     banner: (style) =>
       `${style.bold('toolgate demo')} ${style.dim('— scripted model, no network')}\n${style.dim('workspace')} ${ws.root}\n${style.dim('task')}      ${DEMO_TASK}\n\n`,
     summaryExtra: (_stats, peak) => [

@@ -1,20 +1,24 @@
 // One agent run with terminal output, shared by `demo` and `run`: the session (runtime, tools,
 // policy, approvals, JSONL log), the event view, the approval answerer, SIGINT, and the summary.
-import { jsonlSink } from '@toolgate/core/node'
-import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
+
 import { runAgent, sessionTap } from '@toolgate/agent'
+import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
+import { jsonlSink } from '@toolgate/core/node'
 import type { Message, ModelClient } from '@toolgate/providers'
 import { terminalAnswerer } from '../approval/prompt.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { colorEnabled, createStyle, type Style } from '../render/colors.js'
 import { createScreen, type Screen } from '../render/progress.js'
-import { createRunView, renderSummary, type RunStats } from '../render/run-view.js'
+import { createRunView, type RunStats, renderSummary } from '../render/run-view.js'
 import { overlapProbe } from '../session/overlap.js'
 import { type ApprovalMode, createSession, type Preset } from '../wiring.js'
 
 /** How asks are answered when nobody is at a terminal (or --yes). */
-export type AutoDecision = (request: ApprovalRequest, title: string) => { outcome: ApprovalOutcome; line: string }
+export type AutoDecision = (
+  request: ApprovalRequest,
+  title: string,
+) => { outcome: ApprovalOutcome; line: string }
 
 export interface DriveOptions {
   readonly io: CliIO
@@ -76,7 +80,9 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
     })
   } catch (error) {
     sink.close()
-    io.stderr.write(`toolgate: could not set up the session: ${error instanceof Error ? error.message : String(error)}\n`)
+    io.stderr.write(
+      `toolgate: could not set up the session: ${error instanceof Error ? error.message : String(error)}\n`,
+    )
     return { code: EXIT.config, stats: emptyStats() }
   }
   for (const gap of session.gaps) io.stderr.write(`toolgate: note: ${gap}\n`)
@@ -88,7 +94,8 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
     ...(o.json ? { json: io.stdout } : {}),
     parallel: probe.overlapped,
   })
-  const title = (request: ApprovalRequest) => view.describe(request.callId) ?? `${request.toolName} (${request.callId})`
+  const title = (request: ApprovalRequest) =>
+    view.describe(request.callId) ?? `${request.toolName} (${request.callId})`
 
   // The pending card is printed by the event consumer; yield once so it is on screen before we ask.
   const settleScreen = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -100,7 +107,11 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       style,
       describe: (request) => {
         const d = session.policy.describe(request)
-        return { title: title(request), ...(d.reason ? { reason: d.reason } : {}), offerSession: d.offerSession }
+        return {
+          title: title(request),
+          ...(d.reason ? { reason: d.reason } : {}),
+          offerSession: d.offerSession,
+        }
       },
       ...(session.policy.grantSession ? { grantSession: session.policy.grantSession } : {}),
       onInterrupt: interrupt,
@@ -134,9 +145,16 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
     })
     for await (const event of run) view.onEvent(event)
     const result = await run.result
-    code = result.reason === 'completed' ? EXIT.ok : interrupted || result.reason === 'aborted' ? EXIT.interrupted : EXIT.failed
+    code =
+      result.reason === 'completed'
+        ? EXIT.ok
+        : interrupted || result.reason === 'aborted'
+          ? EXIT.interrupted
+          : EXIT.failed
   } catch (error) {
-    screen.print(`${style.red('■')} the run failed: ${error instanceof Error ? error.message : String(error)}\n`)
+    screen.print(
+      `${style.red('■')} the run failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    )
     code = interrupted ? EXIT.interrupted : EXIT.failed
   } finally {
     io.interrupt?.removeEventListener('abort', interrupt)

@@ -16,9 +16,12 @@ import { builtinCardSource } from '../wiring.js'
 export const replaySpec: CommandSpec = {
   name: 'replay',
   summary: "re-render a session's cards from its JSONL log",
-  positionals: [{ name: 'log', description: 'the session log (a .jsonl file written by demo or run)', required: true }],
+  positionals: [
+    { name: 'log', description: 'the session log (a .jsonl file written by demo or run)', required: true },
+  ],
   options: [],
-  epilog: 'Exit codes: 0 replayed (a torn last line is reported and skipped), 3 the log is missing or corrupt.',
+  epilog:
+    'Exit codes: 0 replayed (a torn last line is reported and skipped), 3 the log is missing or corrupt.',
 }
 
 export async function replayCommand(argv: readonly string[], io: CliIO): Promise<ExitCode | { help: true }> {
@@ -41,7 +44,14 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
   const width = Math.max(40, (io.stdout.isTTY ? io.stdout.columns : undefined) ?? 160)
   const cards = await builtinCardSource(io.cwd)
   const calls = new Map<string, { name: string; args: JsonValue | { raw: string }; view?: ToolCallView }>()
-  const stats: RunStats = { calls: 0, outcomes: new Map(), toolMs: 0, approvalsAsked: 0, approvals: new Map(), turns: 0 }
+  const stats: RunStats = {
+    calls: 0,
+    outcomes: new Map(),
+    toolMs: 0,
+    approvalsAsked: 0,
+    approvals: new Map(),
+    turns: 0,
+  }
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
   const out = (text: string) => io.stdout.write(text)
 
@@ -52,7 +62,9 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
         const name = typeof event.name === 'string' ? event.name : '?'
         const callId = String(event.callId)
         const args: JsonValue | { raw: string } =
-          'arguments' in event ? (event.arguments as JsonValue) : { raw: typeof event.argumentsText === 'string' ? event.argumentsText : '' }
+          'arguments' in event
+            ? (event.arguments as JsonValue)
+            : { raw: typeof event.argumentsText === 'string' ? event.argumentsText : '' }
         const view = isRaw(args) ? undefined : cards.call(name, args)
         calls.set(callId, { name, args, ...(view ? { view } : {}) })
         out(renderCallCard({ name, args, ...(view ? { view } : {}) }, style, { width }))
@@ -73,11 +85,15 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
       }
       case 'approval/asked':
         stats.approvalsAsked++
-        out(`  ${style.yellow('?')} ${style.bold('approval')} asked for ${String(event.toolName)} (${String(event.callId)})${typeof event.displayReason === 'string' ? `: ${event.displayReason}` : ''}\n`)
+        out(
+          `  ${style.yellow('?')} ${style.bold('approval')} asked for ${String(event.toolName)} (${String(event.callId)})${typeof event.displayReason === 'string' ? `: ${event.displayReason}` : ''}\n`,
+        )
         break
       case 'approval/decided':
         bump(stats.approvals, String(event.outcome))
-        out(`  ${event.outcome === 'allowed-once' ? style.green('✓') : style.red('✗')} ${style.bold('approval')} ${String(event.outcome)} (${String(event.callId)})\n`)
+        out(
+          `  ${event.outcome === 'allowed-once' ? style.green('✓') : style.red('✗')} ${style.bold('approval')} ${String(event.outcome)} (${String(event.callId)})\n`,
+        )
         break
       default:
         break
@@ -93,5 +109,12 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
 }
 
 function isRaw(args: JsonValue | { raw: string }): args is { raw: string } {
-  return typeof args === 'object' && args !== null && !Array.isArray(args) && 'raw' in args && Object.keys(args).length === 1 && typeof args.raw === 'string'
+  return (
+    typeof args === 'object' &&
+    args !== null &&
+    !Array.isArray(args) &&
+    'raw' in args &&
+    Object.keys(args).length === 1 &&
+    typeof args.raw === 'string'
+  )
 }

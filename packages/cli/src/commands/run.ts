@@ -12,17 +12,44 @@ import { drive } from './drive.js'
 
 const PROVIDERS = ['openai', 'anthropic', 'openai-responses'] as const
 type ProviderFlag = (typeof PROVIDERS)[number]
-const WIRE = { openai: 'openai-chat', anthropic: 'anthropic', 'openai-responses': 'openai-responses' } as const satisfies Record<ProviderFlag, Provider>
+const WIRE = {
+  openai: 'openai-chat',
+  anthropic: 'anthropic',
+  'openai-responses': 'openai-responses',
+} as const satisfies Record<ProviderFlag, Provider>
 
 export const runSpec: CommandSpec = {
   name: 'run',
   summary: 'run a task with an agent against a real model',
   positionals: [{ name: 'task', description: 'what the agent should do (quote it)', required: true }],
   options: [
-    { name: 'provider', short: 'p', kind: 'string', value: '<name>', choices: PROVIDERS, description: 'Wire format (env TOOLGATE_PROVIDER).' },
-    { name: 'base-url', kind: 'string', value: '<url>', description: 'API base URL, e.g. http://127.0.0.1:8080/v1 (env TOOLGATE_BASE_URL).' },
-    { name: 'model', short: 'm', kind: 'string', value: '<id>', description: 'Model id (env TOOLGATE_MODEL).' },
-    { name: 'root', kind: 'string', value: '<dir>', description: 'Workspace root the tools work in (default: the current directory).' },
+    {
+      name: 'provider',
+      short: 'p',
+      kind: 'string',
+      value: '<name>',
+      choices: PROVIDERS,
+      description: 'Wire format (env TOOLGATE_PROVIDER).',
+    },
+    {
+      name: 'base-url',
+      kind: 'string',
+      value: '<url>',
+      description: 'API base URL, e.g. http://127.0.0.1:8080/v1 (env TOOLGATE_BASE_URL).',
+    },
+    {
+      name: 'model',
+      short: 'm',
+      kind: 'string',
+      value: '<id>',
+      description: 'Model id (env TOOLGATE_MODEL).',
+    },
+    {
+      name: 'root',
+      kind: 'string',
+      value: '<dir>',
+      description: 'Workspace root the tools work in (default: the current directory).',
+    },
     {
       name: 'preset',
       kind: 'string',
@@ -37,10 +64,26 @@ export const runSpec: CommandSpec = {
       choices: ['on-request', 'never'],
       description: 'on-request: ask a person; never: every ask is denied (default on-request).',
     },
-    { name: 'yes', short: 'y', kind: 'flag', description: 'Approve everything policy asks about (protected paths stay denied).' },
-    { name: 'max-turns', kind: 'int', value: '<n>', min: 1, description: 'Stop after this many model requests (default 30).' },
+    {
+      name: 'yes',
+      short: 'y',
+      kind: 'flag',
+      description: 'Approve everything policy asks about (protected paths stay denied).',
+    },
+    {
+      name: 'max-turns',
+      kind: 'int',
+      value: '<n>',
+      min: 1,
+      description: 'Stop after this many model requests (default 30).',
+    },
     { name: 'json', kind: 'flag', description: 'Print one JSON event per line on stdout instead of cards.' },
-    { name: 'log', kind: 'string', value: '<path>', description: 'Session log file (JSONL; default: a new file in the temp dir).' },
+    {
+      name: 'log',
+      kind: 'string',
+      value: '<path>',
+      description: 'Session log file (JSONL; default: a new file in the temp dir).',
+    },
   ],
   epilog: [
     'Keys: TOOLGATE_API_KEY, else OPENAI_API_KEY (openai, openai-responses) or ANTHROPIC_API_KEY (anthropic).',
@@ -94,7 +137,9 @@ export function resolveEndpoint(
     }
   }
   const provider = WIRE[flag]
-  const apiKey = nonEmpty(env.TOOLGATE_API_KEY) ?? (flag === 'anthropic' ? nonEmpty(env.ANTHROPIC_API_KEY) : nonEmpty(env.OPENAI_API_KEY))
+  const apiKey =
+    nonEmpty(env.TOOLGATE_API_KEY) ??
+    (flag === 'anthropic' ? nonEmpty(env.ANTHROPIC_API_KEY) : nonEmpty(env.OPENAI_API_KEY))
   if (apiKey === undefined && baseUrl === undefined) {
     const variable = flag === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'
     return {
@@ -127,11 +172,16 @@ export async function runCommand(argv: readonly string[], io: CliIO): Promise<Ex
   const logPath =
     typeof o.log === 'string'
       ? resolve(io.cwd, o.log)
-      : join(tmpdir(), `toolgate-session-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`)
+      : join(
+          tmpdir(),
+          `toolgate-session-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`,
+        )
   try {
     mkdirSync(dirname(logPath), { recursive: true })
   } catch (error) {
-    io.stderr.write(`toolgate run: cannot create the log directory: ${error instanceof Error ? error.message : String(error)}\n`)
+    io.stderr.write(
+      `toolgate run: cannot create the log directory: ${error instanceof Error ? error.message : String(error)}\n`,
+    )
     return EXIT.config
   }
   const model: ModelClient = createModelClient({
@@ -161,7 +211,8 @@ export async function runCommand(argv: readonly string[], io: CliIO): Promise<Ex
             outcome: 'unavailable',
             line: 'denied: it needs approval and there is no terminal to ask (pass --yes to approve asks)',
           },
-    banner: (style) => `${style.bold('toolgate run')} ${style.dim(`— ${endpoint.provider} ${endpoint.model}${endpoint.baseUrl ? ` @ ${endpoint.baseUrl}` : ''}`)}\n${style.dim('workspace')} ${root}\n\n`,
+    banner: (style) =>
+      `${style.bold('toolgate run')} ${style.dim(`— ${endpoint.provider} ${endpoint.model}${endpoint.baseUrl ? ` @ ${endpoint.baseUrl}` : ''}`)}\n${style.dim('workspace')} ${root}\n\n`,
   })
   return code
 }

@@ -16,7 +16,9 @@ export interface DemoScriptOptions {
   readonly codeMode: boolean
 }
 
-export function demoTurns(options: DemoScriptOptions): (ScriptedTurn | ((request: ModelRequest) => ScriptedTurn))[] {
+export function demoTurns(
+  options: DemoScriptOptions,
+): (ScriptedTurn | ((request: ModelRequest) => ScriptedTurn))[] {
   const turns: (ScriptedTurn | ((request: ModelRequest) => ScriptedTurn))[] = [
     {
       text: "I'll start with the project manifest and the README.",
@@ -34,7 +36,8 @@ export function demoTurns(options: DemoScriptOptions): (ScriptedTurn | ((request
           arguments: {
             path: 'README.md',
             old_string: 'Run `npm start`.\n',
-            new_string: 'Run `npm start`.\n\n## Development\n\nRun `npm run lint` before committing; it flags `var` declarations.\n',
+            new_string:
+              'Run `npm start`.\n\n## Development\n\nRun `npm run lint` before committing; it flags `var` declarations.\n',
           },
         },
       ],
@@ -55,7 +58,11 @@ export function demoTurns(options: DemoScriptOptions): (ScriptedTurn | ((request
         { callId: 'demo_read_index', name: 'read', arguments: { path: 'src/index.js' } },
         { callId: 'demo_read_util', name: 'read', arguments: { path: 'src/util.js' } },
         { callId: 'demo_read_config', name: 'read', arguments: { path: 'src/config.js' } },
-        { callId: 'demo_grep_var', name: 'grep', arguments: { pattern: '\\bvar\\s', path: 'src', output_mode: 'content' } },
+        {
+          callId: 'demo_grep_var',
+          name: 'grep',
+          arguments: { pattern: '\\bvar\\s', path: 'src', output_mode: 'content' },
+        },
       ],
     },
     {
@@ -103,13 +110,21 @@ export function finalAnswer(request: ModelRequest): string {
     (results.get(id)?.content ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('\n')
   const done: string[] = []
   const edit = results.get('demo_edit_readme')
-  done.push(edit && !edit.isError ? '- README.md now has a Development section on linting.' : '- The README edit did not go through.')
+  done.push(
+    edit && !edit.isError
+      ? '- README.md now has a Development section on linting.'
+      : '- The README edit did not go through.',
+  )
   const lint = results.get(LINT_CALL_ID)
   if (!lint) done.push('- The linter did not run.')
   else if (lint.isError) done.push('- The linter did not run (it was not approved).')
   else {
     const problems = /✖ (\d+) problem/.exec(text(LINT_CALL_ID))?.[1]
-    done.push(problems ? `- The linter found ${problems} problem(s): src/util.js declares a \`var\`; use const there.` : '- The linter ran clean.')
+    done.push(
+      problems
+        ? `- The linter found ${problems} problem(s): src/util.js declares a \`var\`; use const there.`
+        : '- The linter ran clean.',
+    )
   }
   const hook = results.get('demo_write_hook')
   done.push(

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are JavaScript source files of the demo project
 // The demo's throwaway project: a small package with a README, a few sources and a lint script,
 // created fresh in the OS temp directory for each run. The session log goes next to it, not in
 // it, so the agent's tools never see (or could touch) the log being written.
@@ -25,7 +26,8 @@ export const DEMO_FILES: Readonly<Record<string, string>> = {
     2,
   )}\n`,
   'README.md': '# demo-app\n\nA tiny app that greets people.\n\n## Usage\n\nRun `npm start`.\n',
-  'src/index.js': "import { greet } from './util.js'\nimport { config } from './config.js'\n\nconsole.log(greet(config.name))\n",
+  'src/index.js':
+    "import { greet } from './util.js'\nimport { config } from './config.js'\n\nconsole.log(greet(config.name))\n",
   'src/util.js': 'export function greet(name) {\n  var greeting = `Hello, ${name}!`\n  return greeting\n}\n',
   'src/config.js': "export const config = { name: 'world' }\n",
   'scripts/lint.mjs': [
@@ -40,7 +42,7 @@ export const DEMO_FILES: Readonly<Record<string, string>> = {
     "  readFileSync(join(dir, file), 'utf8').split('\\n').forEach((line, i) => {",
     '    if (/\\bvar\\s/.test(line)) {',
     '      problems++',
-    "      console.log(`${join(dir, file)}:${i + 1}  error  Unexpected var, use let or const instead  no-var`)",
+    '      console.log(`${join(dir, file)}:${i + 1}  error  Unexpected var, use let or const instead  no-var`)',
     '    }',
     '  })',
     '}',

@@ -65,7 +65,13 @@ export function renderResultCard(input: ResultCardInput, style: Style, options: 
   const name = style.bold(input.name)
   if (!view) {
     const text = textOf(result.content)
-    return card(`${mark} ${name} ${callDetail(input)}${badges}`, text === '' ? [] : text.split('\n'), 4, width, style)
+    return card(
+      `${mark} ${name} ${callDetail(input)}${badges}`,
+      text === '' ? [] : text.split('\n'),
+      4,
+      width,
+      style,
+    )
   }
   switch (view.card) {
     case 'read': {
@@ -77,13 +83,16 @@ export function renderResultCard(input: ResultCardInput, style: Style, options: 
             ? `line ${view.startLine} of ${view.totalLines}`
             : `lines ${view.startLine}-${end} of ${view.totalLines}`
       const digits = String(Math.max(end, 1)).length
-      const body = view.lines.map((line, i) => `${style.dim(String(view.startLine + i).padStart(digits))}  ${line}`)
+      const body = view.lines.map(
+        (line, i) => `${style.dim(String(view.startLine + i).padStart(digits))}  ${line}`,
+      )
       return card(`${mark} ${name} ${view.path} · ${range}${badges}`, body, maxLines, width, style)
     }
     case 'search': {
       const matches = view.files.reduce((n, f) => n + (f.count ?? f.matches?.length ?? 0), 0)
       const files = `${view.files.length} ${view.files.length === 1 ? 'file' : 'files'}`
-      const detail = view.mode === 'paths' ? files : `${files}, ${matches} ${matches === 1 ? 'match' : 'matches'}`
+      const detail =
+        view.mode === 'paths' ? files : `${files}, ${matches} ${matches === 1 ? 'match' : 'matches'}`
       const body: string[] = []
       for (const f of view.files) {
         body.push(view.mode === 'count' && f.count !== undefined ? `${f.path}: ${f.count}` : f.path)
@@ -101,26 +110,61 @@ export function renderResultCard(input: ResultCardInput, style: Style, options: 
       const output = view.output.replace(/\n$/, '')
       const lines = output === '' ? [style.dim('(no output)')] : output.split('\n')
       // A terminal shows the end of the output: keep the tail.
-      const tail = lines.length > maxLines ? [style.dim(`… ${lines.length - maxLines} earlier lines`), ...lines.slice(-maxLines)] : lines
-      return card(`${mark} ${name} $ ${oneLine(view.command)} · ${exit}${badges}`, tail, Number.POSITIVE_INFINITY, width, style)
+      const tail =
+        lines.length > maxLines
+          ? [style.dim(`… ${lines.length - maxLines} earlier lines`), ...lines.slice(-maxLines)]
+          : lines
+      return card(
+        `${mark} ${name} $ ${oneLine(view.command)} · ${exit}${badges}`,
+        tail,
+        Number.POSITIVE_INFINITY,
+        width,
+        style,
+      )
     }
     case 'diff': {
       const body = view.diff
         .replace(/\n$/, '')
         .split('\n')
         .filter((l) => !l.startsWith('--- ') && !l.startsWith('+++ '))
-        .map((l) => (l.startsWith('@@') ? style.cyan(l) : l.startsWith('+') ? style.green(l) : l.startsWith('-') ? style.red(l) : l))
+        .map((l) =>
+          l.startsWith('@@')
+            ? style.cyan(l)
+            : l.startsWith('+')
+              ? style.green(l)
+              : l.startsWith('-')
+                ? style.red(l)
+                : l,
+        )
       const counts = `${style.green(`+${view.added}`)} ${style.red(`-${view.removed}`)}`
-      return card(`${mark} ${name} ${view.path} · ${counts}${badges}`, body, options.maxLines ?? 24, width, style)
+      return card(
+        `${mark} ${name} ${view.path} · ${counts}${badges}`,
+        body,
+        options.maxLines ?? 24,
+        width,
+        style,
+      )
     }
     case 'generic': {
       const summary = view.summary ?? ''
       const [first = '', ...rest] = summary === '' ? [] : summary.split('\n')
       const where = locations(view.locations, view.title)
-      return card(`${mark} ${name} ${view.title}${first ? ` · ${first}` : ''}${where}${badges}`, rest, maxLines, width, style)
+      return card(
+        `${mark} ${name} ${view.title}${first ? ` · ${first}` : ''}${where}${badges}`,
+        rest,
+        maxLines,
+        width,
+        style,
+      )
     }
     case 'web':
-      return card(`${mark} ${name} ${view.kind} ${view.url ?? view.title ?? ''}${badges}`, [], maxLines, width, style)
+      return card(
+        `${mark} ${name} ${view.kind} ${view.url ?? view.title ?? ''}${badges}`,
+        [],
+        maxLines,
+        width,
+        style,
+      )
     default:
       return assertNever(view)
   }
@@ -156,14 +200,22 @@ function compactArgs(args: JsonValue | { readonly raw: string }): string {
 }
 
 function isRaw(args: JsonValue | { readonly raw: string }): args is { readonly raw: string } {
-  return typeof args === 'object' && args !== null && !Array.isArray(args) && Object.keys(args).length === 1 && 'raw' in args && typeof (args as { raw: unknown }).raw === 'string'
+  return (
+    typeof args === 'object' &&
+    args !== null &&
+    !Array.isArray(args) &&
+    Object.keys(args).length === 1 &&
+    'raw' in args &&
+    typeof (args as { raw: unknown }).raw === 'string'
+  )
 }
 
 function card(head: string, body: readonly string[], maxLines: number, width: number, style: Style): string {
   const out = [clip(head, width, style)]
   const shown = body.length > maxLines ? body.slice(0, maxLines) : body
   for (const line of shown) out.push(clip(`  ${style.dim(BAR)} ${line}`, width, style))
-  if (body.length > shown.length) out.push(`  ${style.dim(BAR)} ${style.dim(`… ${body.length - shown.length} more lines`)}`)
+  if (body.length > shown.length)
+    out.push(`  ${style.dim(BAR)} ${style.dim(`… ${body.length - shown.length} more lines`)}`)
   return `${out.join('\n')}\n`
 }
 

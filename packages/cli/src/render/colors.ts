@@ -20,7 +20,8 @@ export function colorEnabled(stream: OutStream, env: Readonly<Record<string, str
   return stream.isTTY === true && env.TERM !== 'dumb'
 }
 
-const wrap = (open: number, close: number) => (text: string) => (text === '' ? text : `\x1b[${open}m${text}\x1b[${close}m`)
+const wrap = (open: number, close: number) => (text: string) =>
+  text === '' ? text : `\x1b[${open}m${text}\x1b[${close}m`
 
 export function createStyle(enabled: boolean): Style {
   if (!enabled) {

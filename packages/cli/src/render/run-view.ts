@@ -1,7 +1,8 @@
 // Turns an agent run's event stream into terminal output (cards, the model's text) or, with --json,
 // into one JSON event per line; and keeps the numbers the closing summary prints.
-import type { JsonValue } from '@toolgate/core'
+
 import type { AgentEvent } from '@toolgate/agent'
+import type { JsonValue } from '@toolgate/core'
 import type { OutStream } from '../io.js'
 import { callDetail, formatDuration, renderCallCard, renderResultCard } from './cards.js'
 import type { Style } from './colors.js'
@@ -39,8 +40,22 @@ export interface RunView {
 
 export function createRunView(options: RunViewOptions): RunView {
   const { screen, style, width } = options
-  const stats: RunStats = { calls: 0, outcomes: new Map(), toolMs: 0, approvalsAsked: 0, approvals: new Map(), turns: 0 }
-  const calls = new Map<string, { name: string; args: JsonValue | { raw: string }; view?: Extract<AgentEvent, { type: 'tool-call' }>['view'] }>()
+  const stats: RunStats = {
+    calls: 0,
+    outcomes: new Map(),
+    toolMs: 0,
+    approvalsAsked: 0,
+    approvals: new Map(),
+    turns: 0,
+  }
+  const calls = new Map<
+    string,
+    {
+      name: string
+      args: JsonValue | { raw: string }
+      view?: Extract<AgentEvent, { type: 'tool-call' }>['view']
+    }
+  >()
   let text = ''
   let textKind: 'text' | 'reasoning' = 'text'
 
@@ -91,7 +106,11 @@ export function createRunView(options: RunViewOptions): RunView {
     onEvent(event) {
       record(event)
       if (event.type === 'tool-call') {
-        calls.set(event.callId, { name: event.name, args: parseArgs(event.arguments), ...(event.view ? { view: event.view } : {}) })
+        calls.set(event.callId, {
+          name: event.name,
+          args: parseArgs(event.arguments),
+          ...(event.view ? { view: event.view } : {}),
+        })
       }
       if (options.json) {
         options.json.write(`${JSON.stringify(event)}\n`)
@@ -141,7 +160,9 @@ export function createRunView(options: RunViewOptions): RunView {
         case 'done':
           flush()
           if (event.reason !== 'completed') {
-            screen.print(`${style.red('■')} run ended: ${event.reason}${event.message ? ` — ${event.message}` : ''}\n`)
+            screen.print(
+              `${style.red('■')} run ended: ${event.reason}${event.message ? ` — ${event.message}` : ''}\n`,
+            )
           }
           return
         default:
@@ -162,9 +183,14 @@ export interface SummaryInput {
 /** The closing summary: calls by outcome, durations, approvals, the log. Stable order. */
 export function renderSummary(input: SummaryInput, style: Style): string {
   const { stats } = input
-  const outcomes = [...stats.outcomes.entries()].sort(([a], [b]) => (a === 'ok' ? -1 : b === 'ok' ? 1 : a.localeCompare(b)))
+  const outcomes = [...stats.outcomes.entries()].sort(([a], [b]) =>
+    a === 'ok' ? -1 : b === 'ok' ? 1 : a.localeCompare(b),
+  )
   const rows: [string, string][] = [
-    ['calls', `${stats.calls}${outcomes.length ? `: ${outcomes.map(([k, n]) => `${n} ${k}`).join(', ')}` : ''}`],
+    [
+      'calls',
+      `${stats.calls}${outcomes.length ? `: ${outcomes.map(([k, n]) => `${n} ${k}`).join(', ')}` : ''}`,
+    ],
     [
       'time',
       `${input.wallMs === undefined ? '' : `${formatDuration(input.wallMs)} wall, ${stats.turns} ${stats.turns === 1 ? 'turn' : 'turns'}; `}tools ${formatDuration(stats.toolMs)} in total${
@@ -175,7 +201,12 @@ export function renderSummary(input: SummaryInput, style: Style): string {
       'approvals',
       stats.approvalsAsked === 0
         ? 'none asked'
-        : `${stats.approvalsAsked} asked: ${[...stats.approvals.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${n} ${k}`).join(', ') || 'none answered'}`,
+        : `${stats.approvalsAsked} asked: ${
+            [...stats.approvals.entries()]
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([k, n]) => `${n} ${k}`)
+              .join(', ') || 'none answered'
+          }`,
     ],
     ...(input.extra ?? []),
     ...(input.logPath ? ([['log', input.logPath]] as [string, string][]) : []),
