@@ -28,7 +28,7 @@ export { failures } from './errors/failures.js'
 export { createApprovalService } from './approval/service.js'
 export type { ApprovalAnswerer, ApprovalDecision, ApprovalPolicy, ApprovalService } from './approval/service.js'
 export { createSessionLog, discardSink, memorySink, SessionPayloadError } from './session/log.js'
-export type { SessionEvent, SessionEventType, SessionLog, SessionSink } from './session/log.js'
+export type { RuntimeSessionLog, SessionEvent, SessionEventType, SessionLog, SessionSink } from './session/log.js'
 export type {
   ExecuteOutcome,
   ExecuteWrapper,
@@ -41,7 +41,7 @@ export type {
 } from './registry/registry.js'
 export type { BatchOptions } from './scheduler/batch.js'
 export type { ToolMetrics } from './metrics/metrics.js'
-export { isSnapshot, materialize, parseJson } from './json/materialize.js'
+export { materialize, parseJson } from './json/materialize.js'
 export type { MaterializeResult } from './json/materialize.js'
 export { stringifyJson } from './json/stringify.js'
 export { compileSchema, isStandardSchema } from './schema/compile.js'

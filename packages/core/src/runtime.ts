@@ -3,7 +3,7 @@ import { describeThrown } from './errors/failures.js'
 import { type InProcessJobsService, type JobsServiceOptions, createJobsService } from './jobs/index.js'
 import { type ToolMetrics, MetricsRecorder } from './metrics/metrics.js'
 import { type SettledCall, runCall } from './pipeline/call.js'
-import { prepareCall } from './pipeline/prepare.js'
+import { type Prepared, prepareCall } from './pipeline/prepare.js'
 import type { CallOptions, PipelineHost } from './pipeline/state.js'
 import { timeoutPolicy } from './plugins/timeout.js'
 import { disposable } from './registry/disposable.js'
@@ -19,7 +19,7 @@ import {
 import { type BatchOptions, batchContexts, runBatch } from './scheduler/batch.js'
 import { type SessionLog, type SessionSink, createSessionLog } from './session/log.js'
 import type { AnyToolDefinition, ToolDefinition } from './tool/define.js'
-import type { Disposable, ToolCall, ToolExecution, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from './types.js'
+import type { Disposable, JsonObject, ToolCall, ToolExecution, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from './types.js'
 
 // The runtime wires the registry, the pipeline, the scheduler, approvals, the session log, jobs
 // and metrics together, and is the only public way in. Plugins get a scoped context: what they
@@ -108,7 +108,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 
   const reportListenerError = (stage: string, callId: string, error: unknown) => {
     try {
-      session.append('listener/error', { stage, callId, error: describeThrown(error) })
+      session.appendTrusted('listener/error', { stage, callId, error: describeThrown(error) })
     } catch {
       // Telemetry never changes an outcome (inv. 9).
     }
@@ -127,7 +127,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       const settle = (outcome: 'fulfilled' | 'rejected', error?: unknown) => {
         orphans.delete(promise)
         try {
-          session.append('tool/late-settle', {
+          session.appendTrusted('tool/late-settle', {
             callId: exec.callId,
             name: exec.name,
             stage,
@@ -145,8 +145,8 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 
   const parentLive = (p: { token: symbol }) => live.has(p.token)
 
-  const mode = (call: ToolCall): ToolExecutionMode => {
-    const prepared = prepareCall(registry, call, parentLive)
+  const prepare = (call: ToolCall) => prepareCall(registry, call, parentLive)
+  const modeOf = (prepared: Prepared): ToolExecutionMode => {
     const tool = prepared.tool
     if (!tool || prepared.failure || !prepared.validated?.ok) return EXCLUSIVE
     const classify = tool.definition.isConcurrencySafe as ((args: unknown) => unknown) | undefined
@@ -157,6 +157,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       return EXCLUSIVE
     }
   }
+  const mode = (call: ToolCall) => modeOf(prepare(call))
 
   /** The one exit point: observers, then the log, then the counters — in commit order. */
   const commit = ({ result, exec }: SettledCall) => {
@@ -167,7 +168,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         reportListenerError('tools/result', result.callId, error)
       }
     }
-    session.append('tool/result', result as unknown as Parameters<SessionLog['append']>[1])
+    session.appendTrusted('tool/result', result as unknown as JsonObject)
     metrics.record(result)
   }
 
@@ -234,12 +235,13 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     executeBatch: (calls, batchOptions = {}) =>
       runBatch(
         {
-          mode,
+          prepare,
+          mode: modeOf,
           run,
           commit,
           reportListenerError,
-          cascadePolicy(call) {
-            const declared = prepareCall(registry, call, parentLive).tool?.definition.cascadeOnFailure
+          cascadePolicy(prepared) {
+            const declared = prepared.tool?.definition.cascadeOnFailure
             if (!declared) return undefined
             return (result) => !NO_CASCADE.has(result.error?.kind ?? '')
           },
@@ -265,7 +267,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       const left = [...orphans.values()]
       if (left.length > 0) {
         try {
-          session.append('runtime/orphans', { pending: left })
+          session.appendTrusted('runtime/orphans', { pending: left })
         } catch {}
       }
       return { pendingOrphans: left }

@@ -10,13 +10,8 @@ export type MaterializeResult =
   | { readonly ok: true; readonly value: JsonValue }
   | { readonly ok: false; readonly path: string; readonly problem: string }
 
-/** Values this module produced: already lossless and deep-frozen, so they are reused as they are. */
-const snapshots = new WeakSet<object>()
-
-/** True when `value` is a snapshot produced by `materialize` (lossless and deep-frozen). */
-export function isSnapshot(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && snapshots.has(value)
-}
+// Snapshots are not tagged (a WeakSet costs microseconds per object in GC work): the runtime
+// tracks what it already materialized by construction, and re-materializing a value copies it.
 
 /** Parse a JSON text once and return a frozen lossless value, or where and why it is not JSON. */
 export function parseJson(text: string): MaterializeResult {
@@ -27,12 +22,162 @@ export function parseJson(text: string): MaterializeResult {
     return { ok: false, path: '$', problem: describeSyntaxError(text, error) }
   }
   // JSON.parse only yields JSON, except that huge literals like 1e999 become Infinity.
-  return snapshot(parsed, true)
+  return quick(parsed, true)
 }
 
 /** Snapshot an in-memory value into a frozen lossless JSON value, or say where it is not JSON. */
 export function materialize(value: unknown): MaterializeResult {
-  return snapshot(value, false)
+  return quick(value, false)
+}
+
+/**
+ * Check and freeze in place a value nobody else holds (a validator's fresh output, a render's
+ * fresh content array): the same checks as `materialize`, without the copy. Internal.
+ */
+export function adoptFresh(value: unknown): MaterializeResult {
+  return quick(value, 'adopt')
+}
+
+/** How a walk treats its input: copy it (hostile), or check and freeze it in place. */
+type Mode = boolean | 'adopt'
+
+// The fast path: a recursive walk for the small, shallow values that make up nearly every call.
+// It reads each property once, like the iterative walk; a subtree deeper than FAST_DEPTH, or met
+// after FAST_NODES nodes (a DAG built to explode), is handed to the iterative walk unread.
+const FAST_DEPTH = 64
+const FAST_NODES = 2_000
+
+class Problem {
+  constructor(
+    readonly keys: (string | number)[],
+    readonly problem: string,
+  ) {}
+}
+
+function quick(root: unknown, mode: Mode): MaterializeResult {
+  if (root === null || typeof root !== 'object') {
+    const problem = leafProblem(root)
+    return problem ? fail('$', problem) : { ok: true, value: root as JsonValue }
+  }
+  const budget = { nodes: 0 }
+  const ancestors: object[] = []
+  const keys: (string | number)[] = []
+  try {
+    return { ok: true, value: copyFast(root, mode, 0, budget, ancestors, keys) }
+  } catch (error) {
+    if (error instanceof Problem) {
+      let path = '$'
+      for (const key of error.keys) path = childPath(path, key)
+      return fail(path, error.problem)
+    }
+    throw error
+  }
+}
+
+function copyFast(
+  source: object,
+  mode: Mode,
+  depth: number,
+  budget: { nodes: number },
+  ancestors: object[],
+  keys: (string | number)[],
+): JsonValue {
+  // In place (parsed or adopted) versus copied; `trusted` skips checks JSON.parse made already.
+  const trusted = mode === true
+  const inPlace = mode !== false
+  if (depth >= FAST_DEPTH || ++budget.nodes > FAST_NODES) {
+    const slow = snapshot(source, mode === true)
+    if (!slow.ok) throw new Problem([...keys, ...pathKeys(slow.path)], slow.problem)
+    return slow.value
+  }
+  if (ancestors.includes(source)) throw new Problem([...keys], 'is a cycle (refers back to an enclosing value)')
+  let kind: string
+  let names: string[] | undefined
+  try {
+    kind = containerKind(source)
+    if (kind !== 'array' && kind !== 'object') {
+      throw new Problem([...keys], `is ${kind}, not a plain object or array; convert it to plain JSON first`)
+    }
+    if (!trusted && Object.getOwnPropertySymbols(source).length > 0) {
+      throw new Problem([...keys], 'has symbol keys, which JSON cannot represent')
+    }
+    if (kind === 'object') names = Object.keys(source)
+  } catch (error) {
+    if (error instanceof Problem) throw error
+    throw new Problem([...keys], `could not be inspected (${errorText(error)})`)
+  }
+  ancestors.push(source)
+  let copy: unknown[] | Record<string, unknown>
+  if (names === undefined) {
+    const array = source as unknown[]
+    let length: number
+    try {
+      length = array.length
+    } catch (error) {
+      throw new Problem([...keys], `could not be inspected (${errorText(error)})`)
+    }
+    const out: unknown[] = inPlace ? array : new Array<unknown>(length)
+    for (let i = 0; i < length; i++) {
+      keys.push(i)
+      let child: unknown
+      try {
+        if (!trusted && !Object.hasOwn(array, i)) throw new Problem([...keys], 'is a hole in a sparse array; JSON has no holes')
+        child = array[i]
+      } catch (error) {
+        if (error instanceof Problem) throw error
+        throw new Problem([...keys], `threw when read (${errorText(error)})`)
+      }
+      const value = fastChild(child, mode, depth, budget, ancestors, keys)
+      // In place, a child is only replaced when a deep subtree was copied by the iterative walk.
+      if (!inPlace || value !== child) out[i] = value
+      keys.pop()
+    }
+    copy = out
+  } else {
+    const record = source as Record<string, unknown>
+    const out: Record<string, unknown> = inPlace ? record : {}
+    for (const name of names) {
+      keys.push(name)
+      let child: unknown
+      try {
+        child = record[name]
+      } catch (error) {
+        throw new Problem([...keys], `threw when read (${errorText(error)})`)
+      }
+      const value = fastChild(child, mode, depth, budget, ancestors, keys)
+      if (!inPlace || value !== child) {
+        if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true })
+        else out[name] = value
+      }
+      keys.pop()
+    }
+    copy = out
+  }
+  ancestors.pop()
+  Object.freeze(copy)
+  return copy as JsonValue
+}
+
+function fastChild(
+  child: unknown,
+  mode: Mode,
+  depth: number,
+  budget: { nodes: number },
+  ancestors: object[],
+  keys: (string | number)[],
+): unknown {
+  if (child !== null && typeof child === 'object') return copyFast(child, mode, depth + 1, budget, ancestors, keys)
+  const problem = leafProblem(child)
+  if (problem) throw new Problem([...keys], problem)
+  return child
+}
+
+/** Split a path made by childPath back into keys (for problems found by the iterative walk). */
+function pathKeys(path: string): (string | number)[] {
+  const out: (string | number)[] = []
+  const re = /\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g
+  for (const m of path.slice(1).matchAll(re)) out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : JSON.parse(m[3]!)))
+  return out
 }
 
 class Failed {
@@ -93,7 +238,6 @@ function snapshot(root: unknown, trusted: boolean): MaterializeResult {
     const problem = leafProblem(root)
     return problem ? fail('$', problem) : { ok: true, value: root as JsonValue }
   }
-  if (snapshots.has(root)) return { ok: true, value: root as JsonValue }
 
   // Copies made so far: shared references stay shared (a DAG is copied once), and an object met
   // again while still open on the stack is a cycle.
@@ -109,7 +253,6 @@ function snapshot(root: unknown, trusted: boolean): MaterializeResult {
       if (open.has(source)) return new Failed(fail(path, 'is a cycle (refers back to an enclosing value)'))
       return done
     }
-    if (snapshots.has(source)) return source as Frame['copy']
     let kind: string
     let keys: string[]
     try {
@@ -153,7 +296,6 @@ function snapshot(root: unknown, trusted: boolean): MaterializeResult {
       stack.pop()
       open.delete(frame.source)
       Object.freeze(frame.copy)
-      snapshots.add(frame.copy)
       continue
     }
     const isArray = Array.isArray(frame.copy)

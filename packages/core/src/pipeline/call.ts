@@ -23,11 +23,12 @@ export interface SettledCall {
 export async function runCall(host: PipelineHost, call: ToolCall, options: CallOptions = {}): Promise<SettledCall> {
   const startedAt = Date.now()
   const t0 = performance.now()
-  const prepared = prepareCall(host.registry, call, (p) => host.live.has(p.token))
+  const prepared = options.prepared ?? prepareCall(host.registry, call, (p) => host.live.has(p.token))
   const name = String(call.name)
+  const callId = String(call.callId)
 
-  host.session.append('tool/call', {
-    callId: call.callId,
+  host.session.appendTrusted('tool/call', {
+    callId,
     name,
     ...(call.agent === undefined ? {} : { agent: call.agent }),
     ...(call.parent === undefined ? {} : { parentCallId: call.parent.callId, rootCallId: call.parent.rootCallId }),
@@ -36,13 +37,13 @@ export async function runCall(host: PipelineHost, call: ToolCall, options: CallO
 
   const signal = linkSignals(call.signal, options.signal)
   const exec: ToolExecution = Object.freeze({
-    callId: call.callId,
+    callId,
     name,
     arguments: prepared.args,
     ...(call.agent === undefined ? {} : { agent: call.agent }),
     ...(call.parent === undefined ? {} : { parent: call.parent }),
     signal: signal.signal,
-    token: Symbol(call.callId),
+    token: Symbol(callId),
   })
   const definition = prepared.tool?.definition as CallState['definition']
   const state: CallState = {
@@ -96,7 +97,8 @@ async function journey(
       lane.release()
     }
   } else {
-    gate = await preExecute(state)
+    const pre = preExecute(state)
+    gate = pre instanceof Promise ? await pre : pre
     if (gate.kind === 'continue') gate = runGuards(state)
   }
   if (gate.kind === 'fail') return outcomeToCandidate(state, gate as Extract<StageOutcome, { kind: 'fail' }>)
@@ -113,7 +115,8 @@ async function journey(
   }
   if (!outcome.ok) return afterFailure(state, executeFailure(state, outcome.error, tool.definition.timeoutMs))
 
-  const rendered = await renderValue(tool, validated.value, outcome.value, state.exec.parent === undefined)
+  const rendering = renderValue(tool, validated.value, outcome.value, state.exec.parent === undefined)
+  const rendered = rendering instanceof Promise ? await rendering : rendering
   if (!rendered.ok) return afterFailure(state, rendered.failure)
   let candidate: Candidate = { isError: false, content: rendered.content, value: rendered.value }
   if (rendered.meta !== undefined) candidate.meta = rendered.meta
@@ -122,16 +125,17 @@ async function journey(
   return afterPost(state, candidate)
 }
 
-function outcomeToCandidate(state: CallState, outcome: Extract<StageOutcome, { kind: 'fail' }>): Promise<Candidate> | Candidate {
+function outcomeToCandidate(state: CallState, outcome: Extract<StageOutcome, { kind: 'fail' }>): Candidate | Promise<Candidate> {
   return outcome.final ? failureCandidate(outcome.failure) : afterFailure(state, outcome.failure)
 }
 
-function afterFailure(state: CallState, failure: ToolFailure): Promise<Candidate> {
+function afterFailure(state: CallState, failure: ToolFailure): Candidate | Promise<Candidate> {
   return afterPost(state, failureCandidate(failure))
 }
 
-async function afterPost(state: CallState, candidate: Candidate): Promise<Candidate> {
-  const post = await postExecute(state, candidate)
+function afterPost(state: CallState, candidate: Candidate): Candidate | Promise<Candidate> {
+  const post = postExecute(state, candidate)
+  if (post instanceof Promise) return post.then((p) => (p.ok ? p.candidate : failureCandidate(p.failure)))
   return post.ok ? post.candidate : failureCandidate(post.failure)
 }
 

@@ -3,7 +3,7 @@ import { DeadlineExceeded, SiblingFailed, ToolError } from '../errors/tool-error
 import { compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { ExecuteOutcome, ExecuteWrapper } from '../registry/registry.js'
-import { linkSignals } from '../signal/link.js'
+import { linkSignals, neverAborted } from '../signal/link.js'
 import { settleWithin } from '../signal/settle.js'
 import type { ContextMessage, JsonObject, JsonValue, ToolExecution, ToolFailure, ToolRunContext } from '../types.js'
 import type { CallState } from './state.js'
@@ -65,6 +65,14 @@ async function invokeBody(state: CallState, args: JsonValue, view: ToolExecution
   } catch (error) {
     link.dispose()
     return { ok: false, error: classifyWith(link.signal, error) }
+  }
+  // Nobody can abort this call: await the body directly (the hot path).
+  if (link.signal === neverAborted()) {
+    try {
+      return { ok: true, value: await work }
+    } catch (error) {
+      return { ok: false, error: classifyWith(link.signal, error) }
+    }
   }
   try {
     const settled = await settleWithin(work, link.signal, host.graceMs)

@@ -1,5 +1,5 @@
 import { describeThrown, failures } from '../errors/failures.js'
-import { isSnapshot, materialize } from '../json/materialize.js'
+import { materialize } from '../json/materialize.js'
 import type { ContentBlock, ContextMessage, ToolFailure, ToolResult } from '../types.js'
 import { validBlocks } from './output.js'
 import type { Candidate } from './post-execute.js'
@@ -45,7 +45,7 @@ function freezeResult(state: CallState, c: Candidate, startedAt: number, t0: num
     callId: state.exec.callId,
     name: state.exec.name,
     isError: c.isError,
-    content: isSnapshot(c.content) ? c.content : (materialize(c.content) as unknown as { value: readonly ContentBlock[] }).value,
+    content: freezeContent(c.content),
     timing: Object.freeze({ startedAt, durationMs: performance.now() - t0 }),
   }
   if (!c.isError && c.value !== undefined) result.value = c.value
@@ -59,6 +59,18 @@ function freezeResult(state: CallState, c: Candidate, startedAt: number, t0: num
   if (state.contexts.length > 0) result.additionalContexts = Object.freeze([...state.contexts]) as readonly ContextMessage[]
   if (state.concluded && !c.isError) result.concludesTurn = true
   return Object.freeze(result)
+}
+
+/**
+ * Content is either a materialized copy (render, post-execute, finalizeContent all pass through
+ * validBlocks) or text blocks the pipeline built itself: freezing it in place is enough.
+ */
+function freezeContent(content: readonly ContentBlock[]): readonly ContentBlock[] {
+  if (!Object.isFrozen(content)) {
+    for (const block of content) Object.freeze(block)
+    Object.freeze(content)
+  }
+  return content
 }
 
 /** A failure as a candidate: its message is the model-facing content. */

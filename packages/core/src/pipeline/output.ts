@@ -12,19 +12,31 @@ export type Rendered =
   | { readonly ok: true; readonly value: JsonValue; readonly content: readonly ContentBlock[]; readonly meta?: JsonValue }
   | { readonly ok: false; readonly failure: ToolFailure }
 
-export async function renderValue(
+export function renderValue(
   tool: RegisteredTool,
   args: JsonValue,
   raw: unknown,
   withMeta: boolean,
-): Promise<Rendered> {
+): Rendered | Promise<Rendered> {
   const name = tool.name
   const snapshot = materialize(raw)
   if (!snapshot.ok) {
     return { ok: false, failure: failures.invalidOutput(name, `its value ${snapshot.path.replace(/^\$/, 'value')} ${snapshot.problem}`) }
   }
-  let checked = tool.output.validate(snapshot.value)
-  if (checked instanceof Promise) checked = await checked
+  const checked = tool.output.validate(snapshot.value)
+  // Validators are synchronous on the hot path; an async one costs a microtask, nothing more.
+  return checked instanceof Promise
+    ? checked.then((c) => renderChecked(tool, args, c, withMeta))
+    : renderChecked(tool, args, checked, withMeta)
+}
+
+function renderChecked(
+  tool: RegisteredTool,
+  args: JsonValue,
+  checked: Awaited<ReturnType<RegisteredTool['output']['validate']>>,
+  withMeta: boolean,
+): Rendered {
+  const name = tool.name
   if (!checked.ok) {
     return {
       ok: false,
@@ -65,6 +77,7 @@ export function checkContent(
 }
 
 export function validBlocks(produced: unknown): { ok: true; blocks: readonly ContentBlock[] } | { ok: false; problem: string } {
+  // Hooks may return content they keep (or got frozen from us): always copy, never adopt.
   const snapshot = materialize(produced)
   if (!snapshot.ok) return { ok: false, problem: `returned non-JSON content: ${snapshot.path} ${snapshot.problem}` }
   if (!Array.isArray(snapshot.value) || !snapshot.value.every(isContentBlock)) {

@@ -39,13 +39,17 @@ function chainFor(listeners: readonly PostExecuteListener[]) {
 }
 
 /** Returns the candidate after policy, or a failure that ends the call (a listener threw). */
-export async function postExecute(
-  state: CallState,
-  candidate: Candidate,
-): Promise<{ ok: true; candidate: Candidate } | { ok: false; failure: ToolFailure }> {
+type PostOutcome = { ok: true; candidate: Candidate } | { ok: false; failure: ToolFailure }
+
+export function postExecute(state: CallState, candidate: Candidate): PostOutcome | Promise<PostOutcome> {
+  // No listeners: accept as it is, synchronously (the hot path).
+  if (state.host.registry.view(state.exec.agent).post.length === 0) return { ok: true, candidate }
+  return postExecuteListeners(state, candidate)
+}
+
+async function postExecuteListeners(state: CallState, candidate: Candidate): Promise<PostOutcome> {
   const { exec } = state
   const listeners = state.host.registry.view(exec.agent).post
-  if (listeners.length === 0) return { ok: true, candidate }
   const frozen = Object.freeze({ ...candidate }) as PostExecuteResult
   let decision: PostToolDecision
   try {

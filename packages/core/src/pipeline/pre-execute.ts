@@ -37,9 +37,15 @@ export function notStarted(state: CallState): Extract<StageOutcome, { kind: 'fai
   return undefined
 }
 
-export async function preExecute(state: CallState): Promise<StageOutcome> {
+export function preExecute(state: CallState): StageOutcome | Promise<StageOutcome> {
+  // No listeners: the default is allow, decided synchronously (the hot path).
+  if (state.host.registry.view(state.exec.agent).pre.length === 0) return CONTINUE
+  return preExecuteListeners(state)
+}
+
+async function preExecuteListeners(state: CallState): Promise<StageOutcome> {
   const { exec, host } = state
-  const listeners = state.tool ? host.registry.view(exec.agent).pre : []
+  const listeners = host.registry.view(exec.agent).pre
   let decision: unknown
   try {
     const pending = chainFor(listeners)(exec)
@@ -105,14 +111,14 @@ async function ask(state: CallState, decision: Extract<PreToolDecision, { kind: 
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     ...(decision.displayReason === undefined ? {} : { displayReason: decision.displayReason }),
   }
-  host.session.append('approval/asked', request)
+  host.session.appendTrusted('approval/asked', request)
   let outcome: Awaited<ReturnType<typeof approval.request>>
   try {
     const pending = approval.request({ ...request, signal: state.callerSignal })
     const settled = await settleWithin(pending, state.callerSignal, host.graceMs)
     if (!settled.settled) {
       host.trackOrphan(exec, 'approval', pending)
-      host.session.append('approval/decided', { callId: exec.callId, outcome: 'cancelled' })
+      host.session.appendTrusted('approval/decided', { callId: exec.callId, outcome: 'cancelled' })
       return { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name) }
     }
     outcome = settled.value
@@ -123,7 +129,7 @@ async function ask(state: CallState, decision: Extract<PreToolDecision, { kind: 
       final: true,
     }
   }
-  host.session.append('approval/decided', { callId: exec.callId, outcome: outcome.outcome })
+  host.session.appendTrusted('approval/decided', { callId: exec.callId, outcome: outcome.outcome })
   // An interruption while the prompt was open is a cancellation, never a user rejection.
   const cancelled = notStarted(state)
   if (cancelled) return cancelled

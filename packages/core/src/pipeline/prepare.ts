@@ -4,9 +4,10 @@ import type { AgentView, Registry, RegisteredTool } from '../registry/registry.j
 import type { JsonValue, ParentToken, ToolCall, ToolFailure } from '../types.js'
 import { closestNames } from './suggest.js'
 
-// Lookup, materialize and validate: everything that depends only on the call, done once per
-// call object. `runtime.mode(call)` and the pipeline share the result, so a JSON string is
-// parsed exactly once even when the scheduler asks for the call's mode first.
+// Lookup, materialize and validate: everything that depends only on the call, done once. The
+// batch scheduler prepares each call, reads its mode from the result and hands the same result
+// to the pipeline, so a JSON string is parsed exactly once. (No WeakMap cache keyed by call: its
+// ephemeron bookkeeping costs more GC time per call than the whole rest of the pipeline.)
 
 export type Prepared = {
   readonly view: AgentView
@@ -22,17 +23,7 @@ export type Prepared = {
   validation?: Promise<void>
 }
 
-const cache = new WeakMap<ToolCall, Prepared>()
-
 export function prepareCall(registry: Registry, call: ToolCall, parentLive: (p: ParentToken) => boolean): Prepared {
-  const cached = cache.get(call)
-  if (cached) return cached
-  const prepared = prepare(registry, call, parentLive)
-  cache.set(call, prepared)
-  return prepared
-}
-
-function prepare(registry: Registry, call: ToolCall, parentLive: (p: ParentToken) => boolean): Prepared {
   const view = registry.view(call.agent)
   const raw = call.arguments
   const snapshot = typeof raw === 'string' ? parseJson(raw) : materialize(raw)

@@ -1,13 +1,14 @@
 import type { ApprovalService } from '../approval/service.js'
 import type { Registry, RegisteredTool } from '../registry/registry.js'
-import type { SessionLog } from '../session/log.js'
+import type { RuntimeSessionLog } from '../session/log.js'
 import type { ToolDefinition } from '../tool/define.js'
+import type { Prepared } from './prepare.js'
 import type { ContextMessage, JobsService, ToolExecution, ToolFailure } from '../types.js'
 
 /** What the pipeline needs from its runtime. */
 export interface PipelineHost {
   readonly registry: Registry
-  readonly session: SessionLog
+  readonly session: RuntimeSessionLog
   readonly approval: ApprovalService | undefined
   readonly jobs: JobsService
   /** How long a body (or async listener) that ignores its abort signal is waited for. */
@@ -20,6 +21,8 @@ export interface PipelineHost {
 
 /** Per-call options the scheduler passes in. */
 export interface CallOptions {
+  /** The call already prepared (by the scheduler, to read its mode). */
+  readonly prepared?: Prepared
   /** The batch's (or caller's) signal, in addition to the call's own. */
   readonly signal?: AbortSignal
   /** Aborted with SiblingFailed when an earlier same-tool sibling failed (cascade). */

@@ -1,7 +1,8 @@
 import { SiblingFailed } from '../errors/tool-error.js'
 import type { SettledCall } from '../pipeline/call.js'
+import type { Prepared } from '../pipeline/prepare.js'
 import type { CallOptions } from '../pipeline/state.js'
-import { linkSignals } from '../signal/link.js'
+import { SignalFanout } from '../signal/link.js'
 import type { ToolCall, ToolExecutionMode, ToolResult } from '../types.js'
 
 // One model reply, many calls (seed 001 §6.8, seed 003 §6). Consecutive parallel-safe calls
@@ -19,11 +20,12 @@ export interface BatchOptions {
 }
 
 export interface BatchHost {
-  mode(call: ToolCall): ToolExecutionMode
+  prepare(call: ToolCall): Prepared
+  mode(prepared: Prepared): ToolExecutionMode
   run(call: ToolCall, options: CallOptions): Promise<SettledCall>
   commit(settled: SettledCall): void
   /** When the call's tool declares a cascade: does this failed result skip its later siblings? */
-  cascadePolicy(call: ToolCall): ((result: ToolResult) => boolean) | undefined
+  cascadePolicy(prepared: Prepared): ((result: ToolResult) => boolean) | undefined
   reportListenerError(stage: string, callId: string, error: unknown): void
 }
 
@@ -36,12 +38,14 @@ export async function runBatch(
   const n = calls.length
   const maxParallel = Math.max(1, Math.floor(options.maxParallel ?? defaultParallel))
   const settled: (SettledCall | undefined)[] = new Array(n)
-  const batch = linkSignals(options.signal)
-  const modes = calls.map((call) => host.mode(call).kind)
+  // One listener on the caller's signal, fanned out to the calls (no listener per call on it).
+  const batch = new SignalFanout(options.signal)
+  const prepared = calls.map((call) => host.prepare(call))
+  const modes = prepared.map((p) => host.mode(p).kind)
   let committed = 0
 
   // Sibling cascade: one controller per call whose tool declares it (aborted with SiblingFailed).
-  const policies = calls.map((call) => host.cascadePolicy(call))
+  const policies = prepared.map((p) => host.cascadePolicy(p))
   const cascade = new Map<number, AbortController>()
   for (let i = 0; i < n; i++) if (policies[i]) cascade.set(i, new AbortController())
 
@@ -71,11 +75,18 @@ export async function runBatch(
   const runOne = async (index: number): Promise<void> => {
     const call = calls[index]!
     const preLane = lane()
+    const abort = batch.child()
     let done: SettledCall
     try {
-      done = await host.run(call, { signal: batch.signal, cascade: cascade.get(index)?.signal, preLane })
+      done = await host.run(call, {
+        prepared: prepared[index]!,
+        signal: abort.signal,
+        cascade: cascade.get(index)?.signal,
+        preLane,
+      })
     } finally {
       preLane.release()
+      abort.release()
     }
     settled[index] = done
     try {

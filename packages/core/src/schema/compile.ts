@@ -1,5 +1,5 @@
 import ajvModule from 'ajv/dist/2020.js'
-import { materialize } from '../json/materialize.js'
+import { adoptFresh, materialize } from '../json/materialize.js'
 import type { JsonObject, JsonValue } from '../types.js'
 import type { StandardSchemaV1 } from './standard-schema.js'
 
@@ -78,7 +78,8 @@ function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema
   const jsonSchema = cleanJsonSchema(exported, what)
   const finish = (result: StandardSchemaV1.Result<unknown>): ValidationResult => {
     if (result.issues) return { ok: false, issues: result.issues.map(describeStandardIssue) }
-    const snapshot = materialize(result.value)
+    // The validator's output is a fresh object nobody else holds: check and freeze it in place.
+    const snapshot = adoptFresh(result.value)
     if (!snapshot.ok) {
       return { ok: false, issues: [`the schema produced a non-JSON value: ${snapshot.path} ${snapshot.problem}`] }
     }

@@ -27,8 +27,14 @@ export interface SessionSink {
 }
 
 export interface SessionLog {
+  /** Append an event; the payload is checked lossless (and copied) first. */
   append(type: SessionEventType, payload: JsonObject): SessionEvent
   events(): readonly SessionEvent[]
+}
+
+/** The runtime's own log: it also appends payloads it built from materialized parts, unchecked. */
+export interface RuntimeSessionLog extends SessionLog {
+  appendTrusted(type: SessionEventType, payload: JsonObject): SessionEvent
 }
 
 export class SessionPayloadError extends Error {
@@ -48,8 +54,15 @@ export function discardSink(): SessionSink {
   return { write() {} }
 }
 
-export function createSessionLog(sink: SessionSink = memorySink()): SessionLog {
+export function createSessionLog(sink: SessionSink = memorySink()): RuntimeSessionLog {
   let seq = 0
+  const appendTrusted = (type: SessionEventType, payload: JsonObject): SessionEvent => {
+    seq++
+    const { seq: _seq, type: _type, ...rest } = payload
+    const event = Object.freeze({ seq, type, ...rest }) as SessionEvent
+    sink.write(event)
+    return event
+  }
   return {
     append(type, payload) {
       const checked = materialize(payload)
@@ -58,12 +71,9 @@ export function createSessionLog(sink: SessionSink = memorySink()): SessionLog {
           `session event ${type} is not lossless JSON: ${checked.path.replace(/^\$/, 'payload')} ${checked.problem}`,
         )
       }
-      seq++
-      const { seq: _seq, type: _type, ...rest } = checked.value as JsonObject
-      const event = Object.freeze({ seq, type, ...rest }) as SessionEvent
-      sink.write(event)
-      return event
+      return appendTrusted(type, checked.value as JsonObject)
     },
+    appendTrusted,
     events: () => sink.events?.() ?? [],
   }
 }

@@ -1,4 +1,4 @@
-import { whenAborted } from './link.js'
+import { neverAborted, whenAborted } from './link.js'
 
 /**
  * Await `work`, but once `signal` aborts give it only `graceMs` more: code that ignores its
@@ -10,6 +10,7 @@ export async function settleWithin<T>(
   signal: AbortSignal,
   graceMs: number,
 ): Promise<{ settled: true; value: T } | { settled: false }> {
+  if (signal === neverAborted()) return { settled: true, value: await work }
   const aborted = whenAborted(signal)
   let timer: ReturnType<typeof setTimeout> | undefined
   let done = false

@@ -1,0 +1,133 @@
+// Pipeline overhead per call (issue 2 §4) and batch scheduling (issue 3 §4), each next to a
+// baseline measured in the same process.
+import { createRuntime, defineTool, discardSink, textOutput } from '@toolgate/core'
+import { z } from 'zod'
+import { fmtUs, heapAfterGc, median, nsPerOp, report } from './lib.mjs'
+
+const schema = z.object({ text: z.string() })
+const body = async (args) => args.text
+const argsText = '{"text":"hello"}'
+
+// Baseline: what any harness must do at least — parse, validate with the same schema, call, push.
+async function bare(n) {
+  const out = []
+  const validate = schema['~standard'].validate
+  for (let i = 0; i < n; i++) {
+    const parsed = JSON.parse(argsText)
+    const checked = validate(parsed)
+    if (checked.issues) throw new Error('invalid')
+    out.push(await body(checked.value))
+  }
+  return out
+}
+
+const echo = () =>
+  defineTool({ name: 'echo', description: 'Echo.', parameters: schema, output: textOutput(), execute: body })
+
+function plainRuntime() {
+  const runtime = createRuntime({ timeouts: false, session: discardSink() })
+  runtime.register(echo())
+  return runtime
+}
+
+function policedRuntime() {
+  const runtime = createRuntime({ session: discardSink() }) // includes the timeout policy wrapper
+  runtime.register({ ...echo(), timeoutMs: 60_000 })
+  runtime.on('tools/pre-execute', (_exec, next) => next())
+  runtime.guard(() => undefined)
+  runtime.on('tools/post-execute', (_exec, _result, next) => next())
+  return runtime
+}
+
+const viaRuntime = (runtime) => async (n) => {
+  const out = []
+  for (let i = 0; i < n; i++) out.push(await runtime.execute({ callId: `c${i}`, name: 'echo', arguments: argsText }))
+  return out
+}
+
+const bareNs = await nsPerOp(bare)
+const plainNs = await nsPerOp(viaRuntime(plainRuntime()))
+const policedNs = await nsPerOp(viaRuntime(policedRuntime()))
+report(`bare loop (parse + zod validate + call + push): ${fmtUs(bareNs)} per call (baseline)`)
+report(`runtime.execute, no listeners: ${fmtUs(plainNs)} per call (${(plainNs / bareNs).toFixed(2)}x bare; target <= 3.00x)`)
+report(
+  `runtime.execute, pre-execute + guard + post-execute + timeout wrapper: ${fmtUs(policedNs)} per call (${(policedNs / bareNs).toFixed(2)}x bare; target <= 5.00x)`,
+)
+
+// Heap growth over 1,000,000 sequential calls (session sink discards; metrics keep a bounded window).
+{
+  const runtime = plainRuntime()
+  const run = viaRuntime(runtime)
+  await run(10_000)
+  const before = heapAfterGc()
+  for (let i = 0; i < 100; i++) await run(10_000)
+  const after = heapAfterGc()
+  const growth = (after - before) / 1024 / 1024
+  report(`heap growth after 1,000,000 sequential calls: ${growth.toFixed(1)} MB (${(growth / 20).toFixed(2)}x the 20 MB budget)`)
+}
+
+// Batch scheduling: 200 calls mixing parallel (1-20 ms) and exclusive calls; wall time vs the
+// critical path (sum over barriers of the slowest call in each parallel group).
+{
+  const runtime = createRuntime({ session: discardSink() })
+  runtime.register(
+    defineTool({
+      name: 'work',
+      description: 'Sleeps.',
+      parameters: z.object({ ms: z.number(), parallel: z.boolean() }),
+      output: textOutput(),
+      isConcurrencySafe: (args) => args.parallel,
+      execute: (args) => new Promise((resolve) => setTimeout(() => resolve('ok'), args.ms)),
+    }),
+  )
+  let seed = 42
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff
+    return seed / 0x7fffffff
+  }
+  const calls = []
+  for (let i = 0; i < 200; i++) {
+    const parallel = rand() > 0.1
+    calls.push({ callId: `b${i}`, name: 'work', arguments: { ms: 1 + Math.floor(rand() * 20), parallel } })
+  }
+  // Critical path with maxParallel large enough that every parallel group runs at once.
+  let critical = 0
+  let groupMax = 0
+  for (const c of calls) {
+    if (c.arguments.parallel) groupMax = Math.max(groupMax, c.arguments.ms)
+    else {
+      critical += groupMax + c.arguments.ms
+      groupMax = 0
+    }
+  }
+  critical += groupMax
+  const ratios = []
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now()
+    await runtime.executeBatch(calls, { maxParallel: 200 })
+    ratios.push((performance.now() - t0) / critical)
+  }
+  const ratio = median(ratios)
+  report(
+    `executeBatch 200 mixed calls: ${(ratio * critical).toFixed(1)} ms wall vs ${critical} ms critical path (${ratio.toFixed(3)}x critical path; target <= 1.05x)`,
+  )
+}
+
+// Per-call scheduling overhead of executeBatch versus calling execute in a loop.
+{
+  const runtime = plainRuntime()
+  const calls = Array.from({ length: 100 }, (_, i) => ({ callId: `s${i}`, name: 'echo', arguments: argsText }))
+  const loopNs = await nsPerOp(
+    async (n) => {
+      for (let k = 0; k < n / 100; k++) for (const c of calls) await runtime.execute(c)
+    },
+    { iterations: 20_000 },
+  )
+  const batchNs = await nsPerOp(
+    async (n) => {
+      for (let k = 0; k < n / 100; k++) await runtime.executeBatch(calls.map((c) => ({ ...c })))
+    },
+    { iterations: 20_000 },
+  )
+  report(`executeBatch of 100 exclusive calls: ${fmtUs(batchNs)} per call (${(batchNs / loopNs).toFixed(2)}x execute loop at ${fmtUs(loopNs)})`)
+}

@@ -1,0 +1,34 @@
+// Shared helpers for the benchmarks: medians over repeated runs, and one-line reports.
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/** Run `fn(iterations)` `runs` times (after one warm-up) and return the median ns per iteration. */
+export async function nsPerOp(fn, { iterations = 20_000, runs = 7 } = {}) {
+  await fn(Math.min(iterations, 2_000))
+  const samples = []
+  for (let r = 0; r < runs; r++) {
+    const t0 = process.hrtime.bigint()
+    await fn(iterations)
+    samples.push(Number(process.hrtime.bigint() - t0) / iterations)
+  }
+  return median(samples)
+}
+
+export function fmtUs(ns) {
+  return `${(ns / 1000).toFixed(2)} us`
+}
+
+export function report(line) {
+  console.log(line)
+}
+
+export function heapAfterGc() {
+  if (globalThis.gc) {
+    globalThis.gc()
+    globalThis.gc()
+  }
+  return process.memoryUsage().heapUsed
+}
