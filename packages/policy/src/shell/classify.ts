@@ -1,7 +1,10 @@
 import type { Node } from 'web-tree-sitter'
+import { fastParse } from './fast-parse.js'
 import { parserUnavailableReason, readyParser } from './parser.js'
+import { newWalkState, recordSimpleCommand, type WalkState } from './simple-command.js'
+import { setSource } from './tree-view.js'
 import type { CommandClassification, SimpleCommandInfo } from './types.js'
-import { type WalkState, walkStatement } from './walk.js'
+import { walkStatement } from './walk.js'
 
 /** Inputs longer than this are not analysed (bounded time per call); bash tool commands are short. */
 export const MAX_COMMAND_LENGTH = 64 * 1024
@@ -36,8 +39,32 @@ export function clearClassifyCache(): void {
   cache.clear()
 }
 
-/** Classification without the cache. */
+/**
+ * Classification without the cache: the strict fast parser first (fast-parse.ts), tree-sitter for
+ * everything outside its subset. Both front-ends feed the same judgement (simple-command.ts).
+ */
 export function classifyUncached(command: string): CommandClassification {
+  if (command.includes('\0')) return unsure('the command contains a NUL byte')
+  if (command.length > MAX_COMMAND_LENGTH) {
+    return unsure(`the command is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)
+  }
+  const parser = readyParser()
+  // The fast path is gated on the parser too, so that results never depend on load timing.
+  if (parser === undefined) return unsure(parserUnavailableReason())
+  const fast = fastParse(command)
+  if (fast !== undefined) {
+    const st = newWalkState()
+    for (const ir of fast.commands) recordSimpleCommand(ir, st)
+    return finish(st)
+  }
+  return classifyWithTreeSitter(command)
+}
+
+/**
+ * The tree-sitter path alone (no fast path, no cache): for the differential tests and the
+ * benchmark. Returns the parser-not-ready result when the grammar is not loaded.
+ */
+export function classifyWithTreeSitter(command: string): CommandClassification {
   if (command.includes('\0')) return unsure('the command contains a NUL byte')
   if (command.length > MAX_COMMAND_LENGTH) {
     return unsure(`the command is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)
@@ -46,15 +73,22 @@ export function classifyUncached(command: string): CommandClassification {
   if (parser === undefined) return unsure(parserUnavailableReason())
   const tree = parser.parse(command)
   if (tree === null) return unsure('the parser returned no tree')
-  const st: WalkState = { commands: [], problems: [], writes: [], depth: 0, incomplete: false }
+  const st = newWalkState()
   try {
     // Any ERROR or MISSING node anywhere (also inside words the walker resolves without
     // descending, such as an unterminated string) means bash may read the text differently.
+    // The walk relies on this check: it does not test nodes for errors one by one.
     if (tree.rootNode.hasError) return unsure(`the command does not parse (${describeError(tree.rootNode)})`)
+    setSource(command)
     walkStatement(tree.rootNode, st)
   } finally {
+    setSource('')
     tree.delete() // WASM memory is not garbage-collected
   }
+  return finish(st)
+}
+
+function finish(st: WalkState): CommandClassification {
   flagGitAfterCd(st)
   const result = build(st)
   if (st.incomplete) incomplete.add(result)

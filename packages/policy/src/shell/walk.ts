@@ -1,40 +1,32 @@
 import type { Node } from 'web-tree-sitter'
 import { isSafeEnvAssignment } from './env.js'
 import { judgeProgram } from './programs.js'
-import type { SimpleCommandInfo, Verdict, Word } from './types.js'
+import {
+  clip,
+  judgeRedirects,
+  type Problem,
+  type RedirectIR,
+  recordSimpleCommand,
+  structural,
+  type WalkState,
+} from './simple-command.js'
+import { childIdsForField, childrenOf, kindOf, textOf } from './tree-view.js'
+import type { Verdict, Word } from './types.js'
 import { resolveWord, type WordSink } from './words.js'
 
 /**
- * Walks a tree-sitter-bash syntax tree with an allowlist of node types. Every simple command is
- * judged by the program table; structure that cannot write by itself (`&& || ; |`, subshells,
- * groups, `!`) is descended; every other node type makes the whole command not read-only with a
- * reason that names it (fail closed, seed 003 §8.4).
+ * The tree-sitter front-end: walks a tree-sitter-bash syntax tree with an allowlist of node types
+ * and turns every simple command into the intermediate representation of simple-command.ts, which
+ * judges it. Structure that cannot write by itself (`&& || ; |`, subshells, groups, `!`) is
+ * descended; every other node type makes the whole command not read-only with a reason that names
+ * it (fail closed, seed 003 §8.4).
+ *
+ * Precondition: the tree has no ERROR or MISSING node (classify.ts checks `rootNode.hasError`,
+ * which tree-sitter computes from the error cost of every node below, MISSING ones included), so
+ * the walk does not re-check `isError`/`isMissing` node by node (each check is a WASM call).
  */
-export interface WalkState {
-  readonly commands: SimpleCommandInfo[]
-  /** Problems not tied to one simple command (syntax, background jobs, group redirects). */
-  readonly problems: { reason: string; unsure: boolean }[]
-  readonly writes: string[]
-  depth: number
-  /** Set when some part of the input is not represented by a simple command (see splitCompound). */
-  incomplete: boolean
-}
-
-function structural(st: WalkState, reason: string, unsure: boolean): void {
-  st.incomplete = true
-  st.problems.push({ reason, unsure })
-}
 
 const MAX_DEPTH = 64
-
-/** Redirect targets that never write a file. */
-const HARMLESS_TARGETS: ReadonlySet<string> = new Set([
-  '/dev/null',
-  '/dev/stdout',
-  '/dev/stderr',
-  '/dev/fd/1',
-  '/dev/fd/2',
-])
 
 const SEPARATORS: ReadonlySet<string> = new Set(['&&', '||', ';', '|', '|&', '\n', '(', ')', '{', '}', '!'])
 
@@ -52,11 +44,8 @@ export function walkStatement(node: Node, st: WalkState): void {
 }
 
 function walkInner(node: Node, st: WalkState): void {
-  if (node.isError || node.isMissing) {
-    structural(st, `the command does not parse (syntax error near '${clip(node.text)}')`, true)
-    return
-  }
-  switch (node.type) {
+  const { type } = kindOf(node)
+  switch (type) {
     case 'program':
     case 'list':
     case 'pipeline':
@@ -78,182 +67,123 @@ function walkInner(node: Node, st: WalkState): void {
       return
     case 'variable_assignment':
     case 'variable_assignments':
-      structural(st, `variable assignment '${clip(node.text)}' changes shell state`, false)
+      structural(st, `variable assignment '${clip(textOf(node))}' changes shell state`, false)
       return
     case 'function_definition':
       structural(st, 'defining a shell function is not read-only (it can shadow any command)', false)
       return
     case 'declaration_command':
     case 'unset_command':
-      structural(st, `'${clip(node.text)}' changes shell state`, false)
+      structural(st, `'${clip(textOf(node))}' changes shell state`, false)
+      return
+    case 'ERROR':
+      structural(st, `the command does not parse (syntax error near '${clip(textOf(node))}')`, true)
       return
     default:
       // if/for/while/case/c-style for and anything new: not analysed, so not read-only.
-      structural(st, `shell syntax '${node.type}' is not analysed`, true)
+      structural(st, `shell syntax '${type}' is not analysed`, true)
   }
 }
 
 function walkChildren(node: Node, st: WalkState): void {
-  for (let i = 0; i < node.childCount; i++) {
-    const child = node.child(i)!
-    if (!child.isNamed && !child.isError && !child.isMissing) {
-      if (SEPARATORS.has(child.type)) continue
-      if (child.type === '&') {
+  for (const child of childrenOf(node)) {
+    const kind = kindOf(child)
+    if (!kind.named) {
+      if (SEPARATORS.has(kind.type)) continue
+      if (kind.type === '&') {
         structural(st, 'a background job (&) keeps running after the command returns', false)
         continue
       }
-      structural(st, `shell token '${child.type}' is not analysed`, true)
+      structural(st, `shell token '${kind.type}' is not analysed`, true)
       continue
     }
     walkStatement(child, st)
   }
 }
 
+function redirectsOf(node: Node): Node[] {
+  const list = node.childrenForFieldName('redirect')
+  const out: Node[] = []
+  for (const r of list) if (r !== null) out.push(r)
+  return out
+}
+
 function walkRedirected(node: Node, st: WalkState): void {
   const body = node.childForFieldName('body')
-  const redirects: Node[] = []
-  for (let i = 0; i < node.childCount; i++) {
-    const child = node.child(i)!
-    if (child !== null && node.fieldNameForChild(i) === 'redirect') redirects.push(child)
-  }
+  const redirects = redirectsOf(node)
   if (body === null) {
     // `> file` alone truncates a file.
-    const info = judgeRedirects(redirects, st)
-    structural(st, info.problem ?? 'a redirect without a command', info.problem === undefined)
-    st.writes.push(...info.writes)
+    const red = judgeRedirectNodes(redirects, st)
+    structural(st, red.problem ?? 'a redirect without a command', red.problem === undefined)
+    for (const w of red.writes) st.writes.push(w)
     return
   }
-  if (body.type === 'command') {
+  if (kindOf(body).type === 'command') {
     walkCommand(body, redirects, st)
     return
   }
   walkStatement(body, st)
-  const info = judgeRedirects(redirects, st)
-  if (info.problem !== undefined) structural(st, info.problem, info.unsure)
-  st.writes.push(...info.writes)
+  const red = judgeRedirectNodes(redirects, st)
+  if (red.problem !== undefined) structural(st, red.problem, red.unsure)
+  for (const w of red.writes) st.writes.push(w)
 }
 
-interface RedirectInfo {
-  writes: string[]
-  problem?: string
-  unsure: boolean
+/** Redirects of a statement that is not a simple command (`(ls) > out`, `{ ...; } 2>&1`). */
+function judgeRedirectNodes(redirects: readonly Node[], st: WalkState) {
+  return judgeRedirects(collectRedirects(redirects, st))
 }
 
-function judgeRedirects(redirects: readonly Node[], st: WalkState): RedirectInfo {
-  const info: RedirectInfo = { writes: [], unsure: false }
-  const fail = (reason: string, unsure: boolean) => {
-    if (info.problem === undefined) {
-      info.problem = reason
-      info.unsure = unsure
-    }
-  }
-  const sink = wordSink(st, fail)
-  for (const r of redirects) judgeRedirect(r, st, sink, info, fail)
-  return info
+/** Read redirect nodes into the intermediate representation (classifying any substitutions). */
+function collectRedirects(redirects: readonly Node[], st: WalkState): RedirectIR[] {
+  const out: RedirectIR[] = []
+  if (redirects.length === 0) return out
+  const sink = wordSink(st, (reason, unsure) => {
+    out.push({ kind: 'problem', reason, unsure })
+  })
+  for (const r of redirects) collectRedirect(r, st, sink, out)
+  return out
 }
 
-function judgeRedirect(
-  r: Node,
-  st: WalkState,
-  sink: WordSink,
-  info: RedirectInfo,
-  fail: (reason: string, unsure: boolean) => void,
-): void {
-  if (r.isError || r.isMissing || r.hasError) {
-    fail(`the redirect '${clip(r.text)}' does not parse`, true)
+function collectRedirect(r: Node, st: WalkState, sink: WordSink, out: RedirectIR[]): void {
+  const { type } = kindOf(r)
+  if (type === 'herestring_redirect') {
+    for (const c of childrenOf(r)) if (kindOf(c).named) resolveWord(c, sink)
     return
   }
-  if (r.type === 'herestring_redirect') {
-    for (let i = 0; i < r.childCount; i++) {
-      const c = r.child(i)!
-      if (c.isNamed) resolveWord(c, sink)
-    }
+  if (type === 'heredoc_redirect') {
+    collectHeredoc(r, st, sink, out)
     return
   }
-  if (r.type === 'heredoc_redirect') {
-    judgeHeredoc(r, st, sink, info, fail)
-    return
-  }
-  if (r.type !== 'file_redirect') {
-    fail(`redirect syntax '${r.type}' is not analysed`, true)
+  if (type !== 'file_redirect') {
+    sink.problem(`redirect syntax '${type}' is not analysed`, true)
     return
   }
   let op = ''
   const targets: Word[] = []
-  for (let i = 0; i < r.childCount; i++) {
-    const c = r.child(i)!
-    const field = r.fieldNameForChild(i)
-    if (field === 'descriptor') {
-      if (c.type !== 'file_descriptor') fail(`redirect descriptor '${c.text}' is not analysed`, true)
+  const descriptors = childIdsForField(r, 'descriptor')
+  const destinations = childIdsForField(r, 'destination')
+  for (const c of childrenOf(r)) {
+    const kind = kindOf(c)
+    if (descriptors.has(c.id)) {
+      if (kind.type !== 'file_descriptor')
+        sink.problem(`redirect descriptor '${textOf(c)}' is not analysed`, true)
       continue
     }
-    if (field === 'destination') {
+    if (destinations.has(c.id)) {
       targets.push(resolveWord(c, sink))
       continue
     }
-    if (!c.isNamed) op = c.type
-    else fail(`redirect part '${c.type}' is not analysed`, true)
+    if (!kind.named) op = kind.type
+    else sink.problem(`redirect part '${kind.type}' is not analysed`, true)
   }
-  switch (op) {
-    case '<':
-      for (const t of targets) {
-        if (t.kind === 'dynamic') fail(`input redirect from a dynamic path (${t.why})`, true)
-        else if (/^\/dev\/(tcp|udp)\//.test(t.value))
-          fail(`input redirect from ${t.value} opens a network connection`, false)
-      }
-      return
-    case '<&-':
-    case '>&-':
-      return
-    case '>&':
-    case '<&':
-      // `2>&1`, `>&2`, `<&0`: duplicate a descriptor. `>& file` is `&> file` (writes).
-      if (targets.every((t) => t.kind === 'static' && (/^\d+-?$/.test(t.value) || t.value === '-'))) return
-      if (op === '<&') {
-        fail(`redirect '${clip(r.text)}' is not analysed`, true)
-        return
-      }
-      writeTargets(targets, info, fail)
-      return
-    case '>':
-    case '>>':
-    case '>|':
-    case '&>':
-    case '&>>':
-      writeTargets(targets, info, fail)
-      return
-    default:
-      fail(`redirect operator '${op}' is not analysed`, true)
-  }
+  out.push({ kind: 'file', op, targets, text: textOf(r) })
 }
 
-function writeTargets(
-  targets: readonly Word[],
-  info: RedirectInfo,
-  fail: (r: string, u: boolean) => void,
-): void {
-  for (const t of targets) {
-    if (t.kind === 'dynamic') {
-      fail(`redirect writes to a path that is only known at run time (${t.why})`, true)
-      continue
-    }
-    if (HARMLESS_TARGETS.has(t.value)) continue
-    info.writes.push(t.value)
-    fail(`redirect writes to ${t.value}`, false)
-  }
-}
-
-function judgeHeredoc(
-  r: Node,
-  st: WalkState,
-  sink: WordSink,
-  info: RedirectInfo,
-  fail: (reason: string, unsure: boolean) => void,
-): void {
-  for (let i = 0; i < r.childCount; i++) {
-    const c = r.child(i)!
-    const field = r.fieldNameForChild(i)
-    switch (c.type) {
+function collectHeredoc(r: Node, st: WalkState, sink: WordSink, out: RedirectIR[]): void {
+  const redirectIds = childIdsForField(r, 'redirect')
+  for (const c of childrenOf(r)) {
+    const kind = kindOf(c)
+    switch (kind.type) {
       case '<<':
       case '<<-':
       case 'heredoc_start':
@@ -265,15 +195,14 @@ function judgeHeredoc(
       case ';':
         continue
       case 'heredoc_body':
-        for (let j = 0; j < c.childCount; j++) {
-          const part = c.child(j)!
-          if (part.type !== 'heredoc_content') resolveWord(part, sink)
+        for (const part of childrenOf(c)) {
+          if (kindOf(part).type !== 'heredoc_content') resolveWord(part, sink)
         }
         continue
       case 'file_redirect':
       case 'herestring_redirect':
-        if (field === 'redirect') {
-          judgeRedirect(c, st, sink, info, fail)
+        if (redirectIds.has(c.id)) {
+          collectRedirect(c, st, sink, out)
           continue
         }
         break
@@ -281,54 +210,54 @@ function judgeHeredoc(
         break
     }
     // tree-sitter-bash hangs the rest of a line (`cat <<EOF | grep x`, `&& ls`) under the heredoc.
-    if (c.isNamed && c.type !== 'file_redirect') walkStatement(c, st)
-    else fail(`heredoc part '${c.type}' is not analysed`, true)
+    if (kind.named && kind.type !== 'file_redirect') walkStatement(c, st)
+    else sink.problem(`heredoc part '${kind.type}' is not analysed`, true)
   }
 }
 
-function wordSink(st: WalkState, fail: (reason: string, unsure: boolean) => void): WordSink {
+function wordSink(st: WalkState, problem: (reason: string, unsure: boolean) => void): WordSink {
   return {
     substitution(node) {
       // Classify the commands a substitution runs as part of the whole command.
-      for (let i = 0; i < node.childCount; i++) {
-        const c = node.child(i)!
-        if (c.isNamed) walkStatement(c, st)
-      }
+      for (const c of childrenOf(node)) if (kindOf(c).named) walkStatement(c, st)
     },
-    problem: fail,
+    problem,
   }
 }
 
 function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState): void {
-  let problem: { reason: string; unsure: boolean } | undefined
-  const fail = (reason: string, unsure: boolean) => {
+  let problem: Problem | undefined
+  const sink = wordSink(st, (reason, unsure) => {
     problem ??= { reason, unsure }
-  }
-  const sink = wordSink(st, fail)
+  })
   const tokens: string[] = []
   const words: Word[] = []
   const redirects: Node[] = []
-  for (let i = 0; i < node.childCount; i++) {
-    const c = node.child(i)!
-    tokens.push(c.text)
-    if (c.isError || c.isMissing) {
-      fail(`the command does not parse near '${clip(c.text)}'`, true)
-      continue
-    }
-    switch (c.type) {
+  const argumentIds = childIdsForField(node, 'argument')
+  for (const c of childrenOf(node)) {
+    const kind = kindOf(c)
+    tokens.push(textOf(c))
+    switch (kind.type) {
       case 'variable_assignment': {
         const name = c.childForFieldName('name')
         const valueNode = c.childForFieldName('value')
         const value: Word = valueNode === null ? { kind: 'static', value: '' } : resolveWord(valueNode, sink)
-        if (name === null || name.type !== 'variable_name' || !isSafeEnvAssignment(name.text, value)) {
-          fail(`environment prefix '${clip(c.text)}' can change what the command runs or loads`, false)
+        if (
+          name === null ||
+          kindOf(name).type !== 'variable_name' ||
+          !isSafeEnvAssignment(textOf(name), value)
+        ) {
+          sink.problem(
+            `environment prefix '${clip(textOf(c))}' can change what the command runs or loads`,
+            false,
+          )
         }
         continue
       }
       case 'command_name': {
-        const inner = c.child(0)
-        if (inner === null || c.childCount !== 1) fail('the command name is not a single word', true)
-        else words.push(resolveWord(inner, sink))
+        const inner = childrenOf(c)
+        if (inner.length !== 1) sink.problem('the command name is not a single word', true)
+        else words.push(resolveWord(inner[0]!, sink))
         continue
       }
       case 'file_redirect':
@@ -338,69 +267,57 @@ function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState)
         continue
       case 'comment':
         continue
+      case 'ERROR':
+        sink.problem(`the command does not parse near '${clip(textOf(c))}'`, true)
+        continue
       default:
-        if (node.fieldNameForChild(i) === 'argument') {
+        if (argumentIds.has(c.id)) {
           words.push(resolveWord(c, sink))
           continue
         }
-        fail(`command part '${c.type}' is not analysed`, true)
+        sink.problem(`command part '${kind.type}' is not analysed`, true)
     }
   }
-  for (const r of outerRedirects) tokens.push(r.text)
-  const red = judgeRedirects([...redirects, ...outerRedirects], st)
-  const verdict: Verdict =
-    words.length === 0
-      ? { readOnly: false, reason: 'no command name', unsure: true }
-      : judgeProgram(words[0]!, words.slice(1))
-  const writes = [...(verdict.readOnly ? [] : (verdict.writes ?? [])), ...red.writes]
-  const program = words[0]?.kind === 'static' ? words[0].value : undefined
-  const allStatic = words.every((w) => w.kind === 'static')
-  let readOnly = verdict.readOnly
-  let reason = verdict.reason
-  // Order of reasons: syntax/env problems first, then the program's own verdict, then redirects.
-  if (problem !== undefined) {
-    readOnly = false
-    reason = problem.reason
-  } else if (verdict.readOnly && red.problem !== undefined) {
-    readOnly = false
-    reason = red.problem
+  let text = textOf(node)
+  for (const r of outerRedirects) {
+    const t = textOf(r)
+    tokens.push(t)
+    text += ` ${t}`
   }
-  const unsure =
-    (problem?.unsure ?? false) ||
-    (!verdict.readOnly && verdict.unsure === true) ||
-    (red.problem !== undefined && red.unsure && verdict.readOnly)
-  if (!readOnly) st.problems.push({ reason, unsure })
-  st.writes.push(...writes)
-  const info: SimpleCommandInfo = {
-    text: node.text + (outerRedirects.length > 0 ? ` ${outerRedirects.map((r) => r.text).join(' ')}` : ''),
-    canonical: tokens.join(' '),
-    ...(allStatic ? { argv: words.map((w) => (w as { value: string }).value) } : {}),
-    ...(program !== undefined ? { program } : {}),
-    ...(verdict.subcommand !== undefined ? { subcommand: verdict.subcommand } : {}),
-    readOnly,
-    reason,
-    writes,
-  }
-  st.commands.push(info)
+  const redirectIR = collectRedirects(
+    outerRedirects.length === 0 ? redirects : [...redirects, ...outerRedirects],
+    st,
+  )
+  recordSimpleCommand(
+    {
+      text,
+      canonical: tokens.join(' '),
+      words,
+      ...(problem !== undefined ? { problem } : {}),
+      redirects: redirectIR,
+    },
+    st,
+  )
 }
 
 /** `[ ... ]` and `[[ ... ]]`: read-only only when fully static (see programs.ts `judgeTestArgs`). */
 function walkTest(node: Node, st: WalkState): void {
   const words: string[] = []
   let problem: string | undefined
+  const quiet: WordSink = { substitution: () => {}, problem: () => {} }
   const visit = (n: Node): void => {
     if (problem !== undefined) return
-    if (n.isError || n.isMissing) {
-      problem = 'the test expression does not parse'
-      return
-    }
-    switch (n.type) {
+    const kind = kindOf(n)
+    switch (kind.type) {
+      case 'ERROR':
+        problem = 'the test expression does not parse'
+        return
       case 'word':
       case 'number':
       case 'raw_string':
       case 'string':
       case 'concatenation': {
-        const w = resolveWord(n, { substitution: () => {}, problem: () => {} })
+        const w = resolveWord(n, quiet)
         if (w.kind === 'dynamic')
           problem = `test expression with a dynamic operand (${w.why}) is not analysed`
         else words.push(w.value)
@@ -408,22 +325,23 @@ function walkTest(node: Node, st: WalkState): void {
       }
       case 'test_operator':
       case 'regex':
-        words.push(n.text)
+        words.push(textOf(n))
         return
       case 'unary_expression':
       case 'binary_expression':
       case 'parenthesized_expression':
-        for (let i = 0; i < n.childCount; i++) visit(n.child(i)!)
+        for (const c of childrenOf(n)) visit(c)
         return
       default:
-        if (!n.isNamed) {
-          words.push(n.type)
+        if (!kind.named) {
+          words.push(kind.type)
           return
         }
-        problem = `test expression part '${n.type}' is not analysed`
+        problem = `test expression part '${kind.type}' is not analysed`
     }
   }
-  for (let i = 0; i < node.childCount; i++) visit(node.child(i)!)
+  const children = childrenOf(node)
+  for (const c of children) visit(c)
   const verdict: Verdict =
     problem !== undefined
       ? { readOnly: false, reason: problem, unsure: true }
@@ -434,17 +352,13 @@ function walkTest(node: Node, st: WalkState): void {
             .map((value) => ({ kind: 'static', value })),
         )
   if (!verdict.readOnly) st.problems.push({ reason: verdict.reason, unsure: verdict.unsure === true })
+  const text = textOf(node)
   st.commands.push({
-    text: node.text,
-    canonical: node.text,
-    program: node.child(0)?.type ?? '[',
+    text,
+    canonical: text,
+    program: children[0] !== undefined ? kindOf(children[0]).type : '[',
     readOnly: verdict.readOnly,
     reason: verdict.reason,
     writes: [],
   })
-}
-
-function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ')
-  return oneLine.length > 60 ? `${oneLine.slice(0, 57)}...` : oneLine
 }

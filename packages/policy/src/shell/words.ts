@@ -1,4 +1,5 @@
 import type { Node } from 'web-tree-sitter'
+import { childrenOf, kindOf, textOf } from './tree-view.js'
 import type { Word } from './types.js'
 
 /**
@@ -22,35 +23,36 @@ const dyn = (why: string): Word => ({ kind: 'dynamic', why })
 const READING_EXPANSION_OPERATORS: ReadonlySet<string> = new Set([':-', '-', ':+', '+', '#', '##', '%', '%%'])
 
 export function resolveWord(node: Node, sink: WordSink): Word {
-  switch (node.type) {
+  const { type } = kindOf(node)
+  switch (type) {
     case 'word':
-      return resolveUnquoted(node.text, sink)
+      return resolveUnquoted(textOf(node), sink)
     case 'number':
-      return { kind: 'static', value: node.text }
+      return { kind: 'static', value: textOf(node) }
     case 'raw_string':
-      return { kind: 'static', value: node.text.slice(1, -1) }
+      return { kind: 'static', value: textOf(node).slice(1, -1) }
     case 'string':
       return resolveDoubleQuoted(node, sink)
     case 'concatenation': {
       let value = ''
       let dynamic: Word | undefined
-      for (let i = 0; i < node.childCount; i++) {
-        const part = resolveWord(node.child(i)!, sink)
+      for (const child of childrenOf(node)) {
+        const part = resolveWord(child, sink)
         if (part.kind === 'dynamic') dynamic ??= part
         else value += part.value
       }
       return dynamic ?? { kind: 'static', value }
     }
     case 'simple_expansion':
-      return dyn(`variable ${node.text}`)
+      return dyn(`variable ${textOf(node)}`)
     case 'expansion':
       checkExpansion(node, sink)
-      return dyn(`parameter expansion ${node.text}`)
+      return dyn(`parameter expansion ${textOf(node)}`)
     case 'command_substitution':
       sink.substitution(node)
       return dyn('command substitution')
     case 'process_substitution':
-      if (node.child(0)?.type !== '<(')
+      if (kindOf(childrenOf(node)[0]!).type !== '<(')
         sink.problem('output process substitution >(...) runs a command', true)
       sink.substitution(node)
       return dyn('process substitution')
@@ -60,25 +62,23 @@ export function resolveWord(node: Node, sink: WordSink): Word {
       return dyn('arithmetic expansion')
     case 'ansi_c_string':
     case 'translated_string':
-      return dyn(
-        `${node.type === 'ansi_c_string' ? "ANSI-C quoted string $'...'" : 'translated string $"..."'}`,
-      )
+      return dyn(`${type === 'ansi_c_string' ? "ANSI-C quoted string $'...'" : 'translated string $"..."'}`)
     case 'brace_expression':
       return dyn('brace expansion')
     default:
-      sink.problem(`unsupported word syntax '${node.type}'`, true)
-      return dyn(node.type)
+      sink.problem(`unsupported word syntax '${type}'`, true)
+      return dyn(type)
   }
 }
 
 function checkExpansion(node: Node, sink: WordSink): void {
-  for (let i = 0; i < node.childCount; i++) {
-    const child = node.child(i)!
-    const t = child.type
+  for (const child of childrenOf(node)) {
+    const kind = kindOf(child)
+    const t = kind.type
     if (t === '${' || t === '}' || t === 'variable_name' || t === 'special_variable_name') continue
-    if (!child.isNamed) {
+    if (!kind.named) {
       if (READING_EXPANSION_OPERATORS.has(t)) continue
-      sink.problem(`parameter expansion with operator '${t}' can assign or run code: ${node.text}`, true)
+      sink.problem(`parameter expansion with operator '${t}' can assign or run code: ${textOf(node)}`, true)
       return
     }
     if (
@@ -95,7 +95,7 @@ function checkExpansion(node: Node, sink: WordSink): void {
       resolveWord(child, sink)
       continue
     }
-    sink.problem(`parameter expansion with '${t}' is not analysed: ${node.text}`, true)
+    sink.problem(`parameter expansion with '${t}' is not analysed: ${textOf(node)}`, true)
     return
   }
 }
@@ -132,11 +132,11 @@ function resolveUnquoted(text: string, sink: WordSink): Word {
 function resolveDoubleQuoted(node: Node, sink: WordSink): Word {
   let value = ''
   let dynamic: Word | undefined
-  for (let i = 0; i < node.childCount; i++) {
-    const child = node.child(i)!
-    if (child.type === '"') continue
-    if (child.type === 'string_content') {
-      value += unescapeDoubleQuoted(child.text)
+  for (const child of childrenOf(node)) {
+    const { type } = kindOf(child)
+    if (type === '"') continue
+    if (type === 'string_content') {
+      value += unescapeDoubleQuoted(textOf(child))
       continue
     }
     const part = resolveWord(child, sink)

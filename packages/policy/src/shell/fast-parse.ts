@@ -1,0 +1,261 @@
+import type { RedirectIR, SimpleCommandIR } from './simple-command.js'
+import type { Word } from './types.js'
+
+/**
+ * A strict lexer and parser for a small, fully specified subset of POSIX shell, used before
+ * tree-sitter so that everyday commands (`git log --oneline -n 5`, `rg -n "x y" src | head`) need
+ * no WASM parse. It is a real parser (a tokenizer and a grammar over its tokens, not pattern
+ * matching on the command), and it fails closed by delegation: anything outside the subset returns
+ * `undefined` and the caller parses with tree-sitter. It never guesses.
+ *
+ * The subset (grammar over tokens separated by spaces or tabs):
+ *
+ *   list     := command (op command)* [';']
+ *   op       := '|' | '&&' | '||' | ';'
+ *   command  := word+ redirect*                   (redirects only after the last word)
+ *   word     := part+                             (adjacent parts concatenate, as in bash)
+ *   part     := [A-Za-z0-9_./:=,+@%^-]+            (unquoted; nothing in it expands in bash)
+ *             | "'" [printable ASCII except ']* "'"             (literal)
+ *             | '"' [printable ASCII except " $ ` \ !]* '"'    (nothing in it expands: literal)
+ *   redirect := '2>&1' | '1>&2' | '>&2' | '>/dev/null' | '2>/dev/null' | '&>/dev/null'
+ *               (whole tokens: followed by a blank, the end, '|', ';' or '&&')
+ *
+ * Everything else delegates: `$`, backquotes, backslashes, globs (`* ? [ ]`), braces, `~`, `#`,
+ * parentheses, other redirects (`>`, `<`, `>>`, heredocs), `&` alone, `|&`, `;;`, newlines, any
+ * control character, any non-ASCII character, an empty command, a redirect before or between
+ * words, and in command position: a word holding `=` (an assignment or something tree-sitter may
+ * read as one), a word starting with `=`, or a reserved word or declaration builtin (`if`, `do`,
+ * `time`, `export`, `local` ...). Every unquoted character allowed is one bash treats as a plain
+ * literal character in a word in a non-interactive shell (no history expansion, `!` is excluded
+ * anyway). Words are always static, so the result holds no `dynamic` word.
+ *
+ * The result is the same intermediate representation the tree-sitter walk produces, judged by the
+ * same code (simple-command.ts), and a differential property test (test/shell-fast-path.test.ts)
+ * checks that whenever this parser accepts, the classification equals the tree-sitter path's.
+ */
+export type FastOperator = '|' | '&&' | '||' | ';'
+
+export interface FastParse {
+  /** The simple commands, in source order. */
+  readonly commands: readonly SimpleCommandIR[]
+  /** The operators between them (`operators[i]` follows `commands[i]`), a trailing `;` included. */
+  readonly operators: readonly FastOperator[]
+}
+
+enum Ch {
+  Tab = 9,
+  Space = 32,
+  Bang = 33,
+  DoubleQuote = 34,
+  Dollar = 36,
+  Amp = 38,
+  SingleQuote = 39,
+  Equals = 61,
+  Backslash = 92,
+  Backquote = 96,
+  Semicolon = 59,
+  Pipe = 124,
+  Tilde = 126,
+}
+
+/** Unquoted characters that are literal in a bash word: [A-Za-z0-9_./:=,+@%^-]. */
+const WORD_CHAR = new Uint8Array(128)
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+@%^-') {
+  WORD_CHAR[c.charCodeAt(0)] = 1
+}
+
+/** Characters allowed inside "...": printable ASCII except `"` and the ones that expand or escape. */
+const DOUBLE_QUOTED_CHAR = new Uint8Array(128)
+/** Characters allowed inside '...': printable ASCII except `'`. */
+const SINGLE_QUOTED_CHAR = new Uint8Array(128)
+for (let c = Ch.Space; c < Ch.Tilde + 1; c++) {
+  SINGLE_QUOTED_CHAR[c] = c === Ch.SingleQuote ? 0 : 1
+  DOUBLE_QUOTED_CHAR[c] =
+    c === Ch.DoubleQuote || c === Ch.Dollar || c === Ch.Backquote || c === Ch.Backslash || c === Ch.Bang
+      ? 0
+      : 1
+}
+
+/**
+ * Words that are not plain command names in command position: bash reserved words, and the
+ * declaration builtins tree-sitter-bash reads as their own node types (the tree path reports them
+ * as shell state changes; delegating keeps the two paths identical).
+ */
+const RESERVED: ReadonlySet<string> = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'while',
+  'until',
+  'for',
+  'in',
+  'select',
+  'function',
+  'time',
+  'coproc',
+  'declare',
+  'typeset',
+  'export',
+  'readonly',
+  'local',
+  'unset',
+  'unsetenv',
+])
+
+interface RedirectToken {
+  readonly text: string
+  readonly ir: RedirectIR
+}
+
+const dup = (text: string, op: string, target: string): RedirectToken => ({
+  text,
+  ir: Object.freeze({
+    kind: 'file',
+    op,
+    targets: Object.freeze([{ kind: 'static' as const, value: target }]),
+    text,
+  }),
+})
+
+// As tree-sitter-bash reads them: descriptor (if any), operator, destination.
+const REDIRECTS: readonly RedirectToken[] = [
+  dup('2>&1', '>&', '1'),
+  dup('1>&2', '>&', '2'),
+  dup('>&2', '>&', '2'),
+  dup('2>/dev/null', '>', '/dev/null'),
+  dup('>/dev/null', '>', '/dev/null'),
+  dup('&>/dev/null', '&>', '/dev/null'),
+]
+
+/** Parse `command` if it is inside the subset; `undefined` means "delegate to tree-sitter". */
+export function fastParse(command: string): FastParse | undefined {
+  const n = command.length
+  const commands: SimpleCommandIR[] = []
+  const operators: FastOperator[] = []
+  let words: Word[] = []
+  let tokens: string[] = []
+  let redirects: RedirectIR[] = []
+  let redirectTexts: string[] = []
+  let start = -1
+  let end = -1
+  let i = 0
+
+  const finish = (): void => {
+    let text = command.slice(start, end)
+    for (const t of redirectTexts) text += ` ${t}`
+    commands.push({
+      text,
+      canonical: redirectTexts.length === 0 ? tokens.join(' ') : [...tokens, ...redirectTexts].join(' '),
+      words,
+      redirects,
+    })
+    words = []
+    tokens = []
+    redirects = []
+    redirectTexts = []
+  }
+
+  while (i < n) {
+    const c = command.charCodeAt(i)
+    if (c === Ch.Space || c === Ch.Tab) {
+      i++
+      continue
+    }
+    // Operators.
+    let op: FastOperator | undefined
+    const next = i + 1 < n ? command.charCodeAt(i + 1) : -1
+    if (c === Ch.Pipe) {
+      if (next === Ch.Amp) return undefined // |&
+      op = next === Ch.Pipe ? '||' : '|'
+    } else if (c === Ch.Semicolon) {
+      if (next === Ch.Semicolon || next === Ch.Amp) return undefined // ;; ;& (case syntax)
+      op = ';'
+    } else if (c === Ch.Amp && next === Ch.Amp) {
+      op = '&&'
+    }
+    if (op !== undefined) {
+      if (words.length === 0) return undefined // empty command
+      finish()
+      operators.push(op)
+      i += op.length
+      continue
+    }
+    // Redirects: exact whole tokens, only after the words of a command.
+    const redirect = matchRedirect(command, i, c)
+    if (redirect !== undefined) {
+      if (words.length === 0) return undefined
+      redirects.push(redirect.ir)
+      redirectTexts.push(redirect.text)
+      i += redirect.text.length
+      continue
+    }
+    if (redirects.length > 0) return undefined // a word after a redirect
+    // A word: one or more adjacent parts.
+    const wordStart = i
+    let value = ''
+    while (i < n) {
+      const ch = command.charCodeAt(i)
+      if (ch < 128 && WORD_CHAR[ch] === 1) {
+        const from = i
+        while (i < n) {
+          const k = command.charCodeAt(i)
+          if (k >= 128 || WORD_CHAR[k] !== 1) break
+          i++
+        }
+        // `==`/`=~` start special argument forms in tree-sitter-bash; `=x` is rare: delegate.
+        if (command.charCodeAt(from) === Ch.Equals) return undefined
+        value += command.slice(from, i)
+        continue
+      }
+      if (ch === Ch.SingleQuote || ch === Ch.DoubleQuote) {
+        const table = ch === Ch.SingleQuote ? SINGLE_QUOTED_CHAR : DOUBLE_QUOTED_CHAR
+        const from = ++i
+        while (i < n && command.charCodeAt(i) !== ch) {
+          const k = command.charCodeAt(i)
+          if (k >= 128 || table[k] !== 1) return undefined
+          i++
+        }
+        if (i >= n) return undefined // unterminated quote
+        value += command.slice(from, i)
+        i++ // closing quote
+        continue
+      }
+      if (ch === Ch.Space || ch === Ch.Tab || ch === Ch.Pipe || ch === Ch.Semicolon || ch === Ch.Amp) break
+      return undefined // any other character: outside the subset
+    }
+    if (i === wordStart) return undefined // `&` alone (a background job) or another stray operator
+    const raw = command.slice(wordStart, i)
+    if (words.length === 0) {
+      if (raw.includes('=') || RESERVED.has(raw) || RESERVED.has(value)) return undefined
+      start = wordStart
+    }
+    words.push({ kind: 'static', value })
+    tokens.push(raw)
+    end = i
+  }
+  if (words.length > 0) finish()
+  // Nothing after the last operator: fine only for a trailing `;` (`ls;`), and not for empty input.
+  else if (operators.length === 0 || operators[operators.length - 1] !== ';') return undefined
+  return { commands, operators }
+}
+
+function matchRedirect(command: string, i: number, c: number): RedirectToken | undefined {
+  // Every redirect token starts with one of `2 1 > &`.
+  if (c !== 50 && c !== 49 && c !== 62 && c !== Ch.Amp) return undefined
+  for (const r of REDIRECTS) {
+    if (!command.startsWith(r.text, i)) continue
+    const after = i + r.text.length
+    if (after >= command.length) return r
+    const d = command.charCodeAt(after)
+    if (d === Ch.Space || d === Ch.Tab || d === Ch.Pipe || d === Ch.Semicolon) return r
+    if (d === Ch.Amp && command.charCodeAt(after + 1) === Ch.Amp) return r
+    return undefined
+  }
+  return undefined
+}
