@@ -77,7 +77,8 @@ export function demoTurns(
     },
   ]
   if (options.codeMode) {
-    // TODO(codemode): check the SDK binding once @toolgate/codemode lands (renderCodeSdk shows it).
+    // TODO(codemode): written against the SDK shape of packages/codemode/src/sdk.ts
+    // (`tools.read(args) => Promise<read value>`); it is played only once `codeMode` is exported.
     turns.push({
       text: 'One more check as a small program: count the lines of every source file in one go.',
       toolCalls: [
@@ -90,7 +91,8 @@ export function demoTurns(
               "const files = ['src/index.js', 'src/util.js', 'src/config.js']",
               'for (const path of files) {',
               '  const r = await tools.read({ path })',
-              "  console.log(path, JSON.stringify(r).split('\\\\n').length)",
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: the model's program text
+              "  console.log(`${path}: ${r.kind === 'text' ? r.totalLines : '?'} lines`)",
               '}',
             ].join('\n'),
           },
