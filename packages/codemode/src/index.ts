@@ -1,3 +1,11 @@
+export type { RunCodeFailure, RunCodeValue } from './render.js'
+export {
+  CODE_RUN_FAILED,
+  NO_OUTPUT_TEXT,
+  renderRunCodeFailure,
+  renderRunCodeOutput,
+  renderRunCodeValue,
+} from './render.js'
 export type {
   AbandonedSubCall,
   DispatchOutcome,
@@ -7,5 +15,7 @@ export type {
   SandboxResult,
 } from './sandbox.js'
 export { runSandboxed, SANDBOX_DEFAULTS, utf8Length } from './sandbox.js'
+export type { CodeSdkTool } from './sdk.js'
+export { renderCodeSdkFromSchemas } from './sdk.js'
 export type { StripIssue, StripResult } from './strip.js'
 export { formatStripIssues, MAX_SYNTAX_DEPTH, stripTypes } from './strip.js'

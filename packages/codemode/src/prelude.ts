@@ -241,7 +241,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, toolNames
         const toolName = typeof e.toolName === 'string' ? e.toolName : undefined;
         return jsonStringify({ head: head, name: name, stack: stack, toolName: toolName });
       }
-      return jsonStringify({ head: 'Uncaught ' + fmt(e, 1, []), name: 'Thrown', stack: '' });
+      return jsonStringify({ head: fmt(e, 1, []), name: 'Thrown', stack: '' });
     } catch (err) {
       return jsonStringify({ head: 'Uncaught exception (it could not be described)', name: 'Thrown', stack: '' });
     }

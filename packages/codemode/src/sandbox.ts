@@ -1,9 +1,10 @@
 import type { JsonValue } from '@toolgate/core'
-import type {
-  QuickJSContext,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-  QuickJSRuntime,
+import {
+  DefaultIntrinsics,
+  type QuickJSContext,
+  type QuickJSDeferredPromise,
+  type QuickJSHandle,
+  type QuickJSRuntime,
 } from 'quickjs-emscripten'
 import { loadEngine, poisonEngine } from './engine.js'
 import { PRELUDE_SOURCE } from './prelude.js'
@@ -101,6 +102,13 @@ export function utf8Length(text: string): number {
   return n
 }
 
+/**
+ * Typed arrays are left out: measured with quickjs-emscripten 0.32, ArrayBuffer storage escaped the
+ * runtime's memory limit (2 GB of Uint8Array under a 16 MB limit), and the shared wasm memory never
+ * shrinks. Model programs work on JSON; they do not need binary buffers.
+ */
+const CONTEXT_INTRINSICS = { ...DefaultIntrinsics, TypedArrays: false } as const
+
 type StopReason = 'timeout' | 'abort' | 'output-limit'
 
 interface PendingSubCall {
@@ -139,7 +147,7 @@ function programStack(stack: string): string[] {
     if (repeats > 0) lines.push(`  (previous line repeated ${repeats} more times)`)
     repeats = 0
     last = fixed
-    lines.push(`  ${fixed.replace(/^at <anonymous> /, 'at ')}`)
+    lines.push(`  ${fixed.replace(/^at <anonymous> \((.*)\)$/, 'at $1')}`)
     if (lines.length >= MAX_STACK_LINES) break
   }
   if (repeats > 0) lines.push(`  (previous line repeated ${repeats} more times)`)
@@ -238,7 +246,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
       }
       return false
     })
-    const vm = runtime.newContext()
+    const vm = runtime.newContext({ intrinsics: CONTEXT_INTRINSICS })
     ctx = vm
     const toolSet = new Set(options.tools)
 
