@@ -54,6 +54,10 @@ export interface SessionSetup {
   readonly approvalPolicy: ApprovalMode
   readonly sink: SessionSink
   readonly codeMode?: boolean
+  /** Extra permission rules, e.g. `{ action: 'ask', rule: 'bash(node scripts/lint.mjs:*)' }`. */
+  readonly rules?: readonly { readonly action: 'allow' | 'ask' | 'deny'; readonly rule: string }[]
+  /** Ignore the user's and the project's settings files (the demo must behave the same everywhere). */
+  readonly isolated?: boolean
   /** Extra plugins installed after the tools (e.g. the demo's concurrency probe). */
   readonly plugins?: readonly Plugin[]
 }

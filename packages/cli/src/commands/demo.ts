@@ -2,7 +2,7 @@
 // endpoint), in a fresh temporary workspace. Exit 0 when the run completes.
 import { scriptedModel } from '@toolgate/providers'
 import { type CommandSpec, parseArgs } from '../args.js'
-import { DEMO_TASK, demoTurns, LINT_CALL_ID } from '../demo/script.js'
+import { DEMO_TASK, demoTurns, LINT_CALL_ID, LINT_COMMAND } from '../demo/script.js'
 import { createDemoWorkspace } from '../demo/workspace.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
@@ -72,6 +72,10 @@ export async function demoCommand(argv: readonly string[], io: CliIO): Promise<E
     system: 'You are the toolgate demo agent (a scripted model).',
     json: o.json === true,
     codeMode: wantCode,
+    // The seed's step 10: the lint command needs approval in this session, whatever the machine's
+    // sandbox or the user's settings would otherwise allow.
+    rules: [{ action: 'ask', rule: `bash(${LINT_COMMAND}:*)` }],
+    isolated: true,
     forceAuto: o.yes === true,
     auto: (request) =>
       request.callId === LINT_CALL_ID

@@ -12,7 +12,7 @@ import { colorEnabled, createStyle, type Style } from '../render/colors.js'
 import { createScreen, type Screen } from '../render/progress.js'
 import { createRunView, type RunStats, renderSummary } from '../render/run-view.js'
 import { overlapProbe } from '../session/overlap.js'
-import { type ApprovalMode, createSession, type Preset } from '../wiring.js'
+import { type ApprovalMode, createSession, type Preset, type SessionSetup } from '../wiring.js'
 
 /** How asks are answered when nobody is at a terminal (or --yes). */
 export type AutoDecision = (
@@ -33,6 +33,9 @@ export interface DriveOptions {
   readonly maxTurns?: number
   readonly json: boolean
   readonly codeMode: boolean
+  /** Passed to the permission engine (see SessionSetup). */
+  readonly rules?: SessionSetup['rules']
+  readonly isolated?: boolean
   /** Used instead of the terminal prompt: always (--yes), or when stdin/stdout is not a TTY. */
   readonly auto: AutoDecision
   readonly forceAuto: boolean
@@ -76,6 +79,8 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       approvalPolicy: o.approvalPolicy,
       sink: tap,
       codeMode: o.codeMode,
+      ...(o.rules ? { rules: o.rules } : {}),
+      ...(o.isolated ? { isolated: true } : {}),
       plugins: [probe.plugin],
     })
   } catch (error) {
