@@ -202,3 +202,8 @@ export function splitCompound(command: string): readonly CommandPart[] | undefin
     readOnly: p.readOnly,
   }))
 }
+
+/** Whether a result's simple commands cover the whole input (what splitCompound requires). */
+export function coversWholeInput(c: CommandClassification): boolean {
+  return !incomplete.has(c)
+}

@@ -12,7 +12,9 @@ import type { Word } from './types.js'
  *
  *   list     := command (op command)* [';']
  *   op       := '|' | '&&' | '||' | ';'
- *   command  := word+ redirect*                   (redirects only after the last word)
+ *   command  := word+ redirect*                   (redirects only after the last word, and only
+ *                                                  on the first command of a statement: tree-sitter
+ *                                                  attaches those of `a | b 2>&1` to the chain)
  *   word     := part+                             (adjacent parts concatenate, as in bash)
  *   part     := [A-Za-z0-9_./:=,+@%^-]+            (unquoted; nothing in it expands in bash)
  *             | "'" [printable ASCII except ']* "'"             (literal)
@@ -23,8 +25,9 @@ import type { Word } from './types.js'
  * Everything else delegates: `$`, backquotes, backslashes, globs (`* ? [ ]`), braces, `~`, `#`,
  * parentheses, other redirects (`>`, `<`, `>>`, heredocs), `&` alone, `|&`, `;;`, newlines, any
  * control character, any non-ASCII character, an empty command, a redirect before or between
- * words, and in command position: a word holding `=` (an assignment or something tree-sitter may
- * read as one), a word starting with `=`, or a reserved word or declaration builtin (`if`, `do`,
+ * words or after a bare `-` word, and in command position: a word holding `=` (an assignment or something tree-sitter may
+ * read as one), unquoted `@ % +` (tree-sitter-bash does not parse `a@b` or `a+:` as a command name), a
+ * word starting with `-` or `=`, a reserved word glued to quotes (`if"x"`), or a reserved word or declaration builtin (`if`, `do`,
  * `time`, `export`, `local` ...). Every unquoted character allowed is one bash treats as a plain
  * literal character in a word in a non-interactive shell (no history expansion, `!` is excluded
  * anyway). Words are always static, so the result holds no `dynamic` word.
@@ -48,9 +51,13 @@ enum Ch {
   Bang = 33,
   DoubleQuote = 34,
   Dollar = 36,
+  Percent = 37,
   Amp = 38,
   SingleQuote = 39,
+  Plus = 43,
+  Dash = 45,
   Equals = 61,
+  At = 64,
   Backslash = 92,
   Backquote = 96,
   Semicolon = 59,
@@ -190,6 +197,12 @@ export function fastParse(command: string): FastParse | undefined {
     const redirect = matchRedirect(command, i, c)
     if (redirect !== undefined) {
       if (words.length === 0) return undefined
+      // tree-sitter-bash attaches trailing redirects of `a | b 2>&1` (also `&&`, `||`) to the whole
+      // chain, not to `b` as bash does; only the first command of a statement keeps its own.
+      const before = operators.length === 0 ? ';' : operators[operators.length - 1]
+      if (before !== ';') return undefined
+      // tree-sitter-bash drops a bare `-` word before `2>&1` (bash passes it): delegate.
+      if (tokens[tokens.length - 1] === '-') return undefined
       redirects.push(redirect.ir)
       redirectTexts.push(redirect.text)
       i += redirect.text.length
@@ -210,6 +223,16 @@ export function fastParse(command: string): FastParse | undefined {
         }
         // `==`/`=~` start special argument forms in tree-sitter-bash; `=x` is rare: delegate.
         if (command.charCodeAt(from) === Ch.Equals) return undefined
+        if (words.length === 0) {
+          // tree-sitter-bash fails to parse command names such as `a@b`, `a%b`, `a+:`, `if"x"` and
+          // `- a=` (bash runs them): delegate those shapes.
+          if (hasNameBreaker(command, from, i)) return undefined
+          if (
+            from === wordStart &&
+            (RESERVED.has(command.slice(from, i)) || command.charCodeAt(from) === Ch.Dash)
+          )
+            return undefined
+        }
         value += command.slice(from, i)
         continue
       }
@@ -243,6 +266,14 @@ export function fastParse(command: string): FastParse | undefined {
   // Nothing after the last operator: fine only for a trailing `;` (`ls;`), and not for empty input.
   else if (operators.length === 0 || operators[operators.length - 1] !== ';') return undefined
   return { commands, operators }
+}
+
+function hasNameBreaker(command: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) {
+    const c = command.charCodeAt(k)
+    if (c === Ch.At || c === Ch.Percent || c === Ch.Plus) return true
+  }
+  return false
 }
 
 function matchRedirect(command: string, i: number, c: number): RedirectToken | undefined {

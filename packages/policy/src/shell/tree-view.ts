@@ -23,6 +23,11 @@ export function textOf(node: Node): string {
   return source.slice(node.startIndex, node.endIndex)
 }
 
+/** A slice of the input by node indices. */
+export function sourceSlice(start: number, end: number): string {
+  return source.slice(start, end)
+}
+
 const ERROR_KIND: Kind = { type: 'ERROR', named: true }
 
 let tablesFor: Language | undefined

@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter'
-import { childrenOf, kindOf, textOf } from './tree-view.js'
+import { childrenOf, kindOf, sourceSlice, textOf } from './tree-view.js'
 import type { Word } from './types.js'
 
 /**
@@ -132,11 +132,22 @@ function resolveUnquoted(text: string, sink: WordSink): Word {
 function resolveDoubleQuoted(node: Node, sink: WordSink): Word {
   let value = ''
   let dynamic: Word | undefined
+  // Blanks are content too: tree-sitter-bash reads `" "` as two quote tokens, the closing one
+  // spanning ` "` (no string_content child), and bash passes one blank. So any text before a
+  // closing quote or between children is literal content.
+  let pos = node.startIndex
   for (const child of childrenOf(node)) {
     const { type } = kindOf(child)
-    if (type === '"') continue
+    const start = child.startIndex
+    if (start > pos) value += unescapeDoubleQuoted(sourceSlice(pos, start))
+    pos = child.endIndex
+    if (type === '"') {
+      if (start > node.startIndex && pos - start > 1)
+        value += unescapeDoubleQuoted(sourceSlice(start, pos - 1))
+      continue
+    }
     if (type === 'string_content') {
-      value += unescapeDoubleQuoted(textOf(child))
+      value += unescapeDoubleQuoted(sourceSlice(start, pos))
       continue
     }
     const part = resolveWord(child, sink)
