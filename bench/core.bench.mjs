@@ -41,7 +41,8 @@ function policedRuntime() {
 
 const viaRuntime = (runtime) => async (n) => {
   const out = []
-  for (let i = 0; i < n; i++) out.push(await runtime.execute({ callId: `c${i}`, name: 'echo', arguments: argsText }))
+  for (let i = 0; i < n; i++)
+    out.push(await runtime.execute({ callId: `c${i}`, name: 'echo', arguments: argsText }))
   return out
 }
 
@@ -49,7 +50,9 @@ const bareNs = await nsPerOp(bare)
 const plainNs = await nsPerOp(viaRuntime(plainRuntime()))
 const policedNs = await nsPerOp(viaRuntime(policedRuntime()))
 report(`bare loop (parse + zod validate + call + push): ${fmtUs(bareNs)} per call (baseline)`)
-report(`runtime.execute, no listeners: ${fmtUs(plainNs)} per call (${(plainNs / bareNs).toFixed(2)}x bare; target <= 3.00x)`)
+report(
+  `runtime.execute, no listeners: ${fmtUs(plainNs)} per call (${(plainNs / bareNs).toFixed(2)}x bare; target <= 3.00x)`,
+)
 report(
   `runtime.execute, pre-execute + guard + post-execute + timeout wrapper: ${fmtUs(policedNs)} per call (${(policedNs / bareNs).toFixed(2)}x bare; target <= 5.00x)`,
 )
@@ -63,7 +66,9 @@ report(
   for (let i = 0; i < 100; i++) await run(10_000)
   const after = heapAfterGc()
   const growth = (after - before) / 1024 / 1024
-  report(`heap growth after 1,000,000 sequential calls: ${growth.toFixed(1)} MB (${(growth / 20).toFixed(2)}x the 20 MB budget)`)
+  report(
+    `heap growth after 1,000,000 sequential calls: ${growth.toFixed(1)} MB (${(growth / 20).toFixed(2)}x the 20 MB budget)`,
+  )
 }
 
 // Batch scheduling: 200 calls mixing parallel (1-20 ms) and exclusive calls; wall time vs the
@@ -116,7 +121,11 @@ report(
 // Per-call scheduling overhead of executeBatch versus calling execute in a loop.
 {
   const runtime = plainRuntime()
-  const calls = Array.from({ length: 100 }, (_, i) => ({ callId: `s${i}`, name: 'echo', arguments: argsText }))
+  const calls = Array.from({ length: 100 }, (_, i) => ({
+    callId: `s${i}`,
+    name: 'echo',
+    arguments: argsText,
+  }))
   const loopNs = await nsPerOp(
     async (n) => {
       for (let k = 0; k < n / 100; k++) for (const c of calls) await runtime.execute(c)
@@ -129,5 +138,7 @@ report(
     },
     { iterations: 20_000 },
   )
-  report(`executeBatch of 100 exclusive calls: ${fmtUs(batchNs)} per call (${(batchNs / loopNs).toFixed(2)}x execute loop at ${fmtUs(loopNs)})`)
+  report(
+    `executeBatch of 100 exclusive calls: ${fmtUs(batchNs)} per call (${(batchNs / loopNs).toFixed(2)}x execute loop at ${fmtUs(loopNs)})`,
+  )
 }

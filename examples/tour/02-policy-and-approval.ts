@@ -20,7 +20,9 @@ export async function main() {
     exec.name === 'deploy' ? { kind: 'ask', reason: 'deploys change shared state' } : next(),
   )
   runtime.guard((exec) =>
-    (exec.arguments as { service?: string }).service === 'billing' ? 'billing is frozen this week; deploy another service' : undefined,
+    (exec.arguments as { service?: string }).service === 'billing'
+      ? 'billing is frozen this week; deploy another service'
+      : undefined,
   )
   const allowed = await runtime.execute({ callId: 'a', name: 'deploy', arguments: { service: 'web' } })
   const guarded = await runtime.execute({ callId: 'b', name: 'deploy', arguments: { service: 'billing' } })

@@ -29,6 +29,9 @@ export async function main() {
     ],
     { onSettled: (r) => console.log('settled', r.callId) },
   )
-  console.log(results.map((r) => r.content[0]), `${Math.round(performance.now() - t0)} ms`)
+  console.log(
+    results.map((r) => r.content[0]),
+    `${Math.round(performance.now() - t0)} ms`,
+  )
   return { results, started }
 }

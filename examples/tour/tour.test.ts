@@ -8,8 +8,17 @@ const source = (name: string) => readFileSync(new URL(`./${name}`, import.meta.u
 
 describe('README tour', () => {
   it('shows every tour file verbatim', () => {
-    for (const file of ['01-first-tool.ts', '02-policy-and-approval.ts', '03-batch.ts', '04-builtin-tools.ts']) {
-      const body = source(file).split('\n').filter((line) => !line.startsWith('//')).join('\n').trim()
+    for (const file of [
+      '01-first-tool.ts',
+      '02-policy-and-approval.ts',
+      '03-batch.ts',
+      '04-builtin-tools.ts',
+    ]) {
+      const body = source(file)
+        .split('\n')
+        .filter((line) => !line.startsWith('//'))
+        .join('\n')
+        .trim()
       expect(readme).toContain(body)
     }
   })
@@ -53,6 +62,10 @@ describe('README tour', () => {
   it('04: built-in tools under the permission engine', async () => {
     const { main } = await import('./04-builtin-tools.js')
     const { results } = await main()
-    expect(results.map((r) => (r.isError ? r.error?.code : 'ok'))).toEqual(['ok', 'PERMISSION_DENIED', 'PERMISSION_DENIED'])
+    expect(results.map((r) => (r.isError ? r.error?.code : 'ok'))).toEqual([
+      'ok',
+      'PERMISSION_DENIED',
+      'PERMISSION_DENIED',
+    ])
   })
 })

@@ -1,34 +1,21 @@
 // @toolgate/core: the tool runtime (DESIGN.md §4). Runs anywhere JavaScript runs; Node-only
 // adapters (the JSONL session file) live in '@toolgate/core/node'.
 
-export type * from './types.js'
-export { createRuntime, batchContexts } from './runtime.js'
 export type {
-  AgentScope,
-  DisposeReport,
-  HookEvent,
-  Plugin,
-  PluginContext,
-  Runtime,
-  RuntimeOptions,
-  ScopeContext,
-} from './runtime.js'
-export { defineTool } from './tool/define.js'
-export type {
-  AnyToolDefinition,
-  CandidateResult,
-  InferArgs,
-  InferSchema,
-  ToolDefinition,
-  ToolOutputDefinition,
-} from './tool/define.js'
-export { jsonOutput, textOutput } from './tool/output.js'
-export { DeadlineExceeded, SiblingFailed, ToolDefinitionError, ToolError } from './errors/tool-error.js'
-export { failures } from './errors/failures.js'
+  ApprovalAnswerer,
+  ApprovalDecision,
+  ApprovalPolicy,
+  ApprovalService,
+} from './approval/service.js'
 export { createApprovalService } from './approval/service.js'
-export type { ApprovalAnswerer, ApprovalDecision, ApprovalPolicy, ApprovalService } from './approval/service.js'
-export { createSessionLog, discardSink, memorySink, SessionPayloadError } from './session/log.js'
-export type { RuntimeSessionLog, SessionEvent, SessionEventType, SessionLog, SessionSink } from './session/log.js'
+export { failures } from './errors/failures.js'
+export { DeadlineExceeded, SiblingFailed, ToolDefinitionError, ToolError } from './errors/tool-error.js'
+export * from './jobs/index.js'
+export type { MaterializeResult } from './json/materialize.js'
+export { materialize, parseJson } from './json/materialize.js'
+export { stringifyJson } from './json/stringify.js'
+export type { ToolMetrics } from './metrics/metrics.js'
+export { timeoutPolicy } from './plugins/timeout.js'
 export type {
   ExecuteOutcome,
   ExecuteWrapper,
@@ -39,14 +26,38 @@ export type {
   ResultObserver,
   VisibilityFilter,
 } from './registry/registry.js'
+export type {
+  AgentScope,
+  DisposeReport,
+  HookEvent,
+  Plugin,
+  PluginContext,
+  Runtime,
+  RuntimeOptions,
+  ScopeContext,
+} from './runtime.js'
+export { batchContexts, createRuntime } from './runtime.js'
 export type { BatchOptions } from './scheduler/batch.js'
-export type { ToolMetrics } from './metrics/metrics.js'
-export { materialize, parseJson } from './json/materialize.js'
-export type { MaterializeResult } from './json/materialize.js'
-export { stringifyJson } from './json/stringify.js'
-export { compileSchema, isStandardSchema } from './schema/compile.js'
 export type { CompiledSchema, JsonSchemaObject, SchemaInput } from './schema/compile.js'
+export { compileSchema, isStandardSchema } from './schema/compile.js'
 export type { StandardSchemaV1 } from './schema/standard-schema.js'
+export type {
+  RuntimeSessionLog,
+  SessionEvent,
+  SessionEventType,
+  SessionLog,
+  SessionSink,
+} from './session/log.js'
+export { createSessionLog, discardSink, memorySink, SessionPayloadError } from './session/log.js'
 export { linkSignals } from './signal/link.js'
-export { timeoutPolicy } from './plugins/timeout.js'
-export * from './jobs/index.js'
+export type {
+  AnyToolDefinition,
+  CandidateResult,
+  InferArgs,
+  InferSchema,
+  ToolDefinition,
+  ToolOutputDefinition,
+} from './tool/define.js'
+export { defineTool } from './tool/define.js'
+export { jsonOutput, textOutput } from './tool/output.js'
+export type * from './types.js'

@@ -1,8 +1,8 @@
 import type { ApprovalService } from './approval/service.js'
 import { describeThrown } from './errors/failures.js'
-import { type InProcessJobsService, type JobsServiceOptions, createJobsService } from './jobs/index.js'
-import { type ToolMetrics, MetricsRecorder } from './metrics/metrics.js'
-import { type SettledCall, runCall } from './pipeline/call.js'
+import { createJobsService, type InProcessJobsService, type JobsServiceOptions } from './jobs/index.js'
+import { MetricsRecorder, type ToolMetrics } from './metrics/metrics.js'
+import { runCall, type SettledCall } from './pipeline/call.js'
 import { type Prepared, prepareCall } from './pipeline/prepare.js'
 import type { CallOptions, PipelineHost } from './pipeline/state.js'
 import { timeoutPolicy } from './plugins/timeout.js'
@@ -17,9 +17,18 @@ import {
   type VisibilityFilter,
 } from './registry/registry.js'
 import { type BatchOptions, batchContexts, runBatch } from './scheduler/batch.js'
-import { type SessionLog, type SessionSink, createSessionLog } from './session/log.js'
+import { createSessionLog, type SessionLog, type SessionSink } from './session/log.js'
 import type { AnyToolDefinition, ToolDefinition } from './tool/define.js'
-import type { Disposable, JsonObject, ToolCall, ToolExecution, ToolExecutionMode, ToolGuard, ToolResult, ToolSchema } from './types.js'
+import type {
+  Disposable,
+  JsonObject,
+  ToolCall,
+  ToolExecution,
+  ToolExecutionMode,
+  ToolGuard,
+  ToolResult,
+  ToolSchema,
+} from './types.js'
 
 // The runtime wires the registry, the pipeline, the scheduler, approvals, the session log, jobs
 // and metrics together, and is the only public way in. Plugins get a scoped context: what they
@@ -187,7 +196,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         case 'tools/result':
           return track(registry.onResult(listener as ResultObserver, agent))
         default:
-          throw new Error(`Unknown event ${JSON.stringify(event)}: use tools/pre-execute, tools/execute, tools/post-execute or tools/result`)
+          throw new Error(
+            `Unknown event ${JSON.stringify(event)}: use tools/pre-execute, tools/execute, tools/post-execute or tools/result`,
+          )
       }
     },
     guard: (guard) => track(registry.addGuard(guard, agent)),
@@ -281,7 +292,9 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
 const NO_CASCADE = new Set(['cancelled', 'sibling_failed', 'aborted', 'unknown_tool', 'invalid_input'])
 
 function isJobsService(value: unknown): value is InProcessJobsService {
-  return typeof value === 'object' && value !== null && typeof (value as { start?: unknown }).start === 'function'
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { start?: unknown }).start === 'function'
+  )
 }
 
 export { batchContexts }

@@ -191,7 +191,12 @@ export type ToolResultView =
         readonly count?: number
       }[]
     }
-  | { readonly card: 'web'; readonly kind: 'search' | 'fetch'; readonly url?: string; readonly title?: string }
+  | {
+      readonly card: 'web'
+      readonly kind: 'search' | 'fetch'
+      readonly url?: string
+      readonly title?: string
+    }
 
 // ---- Background jobs (seed 001 §6.11) ----
 
@@ -239,5 +244,8 @@ export interface JobsService {
   list(owner?: string): readonly JobSnapshot[]
   kill(jobId: string, reason?: string): Promise<JobSnapshot | undefined>
   /** Wait until the job ends or `signal` aborts / `timeoutMs` passes; returns the latest snapshot. */
-  wait(jobId: string, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<JobSnapshot | undefined>
+  wait(
+    jobId: string,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<JobSnapshot | undefined>
 }

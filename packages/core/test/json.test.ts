@@ -23,9 +23,14 @@ describe('materialize: lossless JSON snapshots', () => {
     [{ s: Symbol('x') }, '$.s', 'is a symbol, which JSON cannot represent'],
     [{ n: 10n }, '$.n', 'is a BigInt, which JSON cannot represent; send a number or a string'],
     [{ n: Number.NaN }, '$.n', 'is NaN, which JSON cannot represent; send a finite number'],
-    [{ n: [1, Number.POSITIVE_INFINITY] }, '$.n[1]', 'is Infinity, which JSON cannot represent; send a finite number'],
+    [
+      { n: [1, Number.POSITIVE_INFINITY] },
+      '$.n[1]',
+      'is Infinity, which JSON cannot represent; send a finite number',
+    ],
     [{ d: new Date(0) }, '$.d', 'is a Date, not a plain object or array; convert it to plain JSON first'],
     [{ m: new Map() }, '$.m', 'is a Map, not a plain object or array; convert it to plain JSON first'],
+    // biome-ignore lint/suspicious/noSparseArray: the hole is what this case tests
     [{ 'odd key': [, 1] }, '$["odd key"][0]', 'is a hole in a sparse array; JSON has no holes'],
     [{ [Symbol('k')]: 1 }, '$', 'has symbol keys, which JSON cannot represent'],
   ])('rejects %o at %s', (value, path, problem) => {
@@ -111,14 +116,20 @@ describe('materialize: lossless JSON snapshots', () => {
     expect(parseJson('{"path": "a",}')).toEqual({
       ok: false,
       path: '$',
-      problem: 'are not valid JSON: broke at line 1 column 14 near "{\\"path\\": \\"a\\",}"; send one complete, valid JSON object',
+      problem:
+        'are not valid JSON: broke at line 1 column 14 near "{\\"path\\": \\"a\\",}"; send one complete, valid JSON object',
     })
     expect(parseJson('{"path": "a"')).toEqual({
       ok: false,
       path: '$',
-      problem: 'end early (the JSON is incomplete) at line 1 column 13 near "{\\"path\\": \\"a\\""; send one complete, valid JSON object',
+      problem:
+        'end early (the JSON is incomplete) at line 1 column 13 near "{\\"path\\": \\"a\\""; send one complete, valid JSON object',
     })
-    expect(parseJson('  ')).toEqual({ ok: false, path: '$', problem: 'are empty; send a JSON object such as {}' })
+    expect(parseJson('  ')).toEqual({
+      ok: false,
+      path: '$',
+      problem: 'are empty; send a JSON object such as {}',
+    })
     expect(parseJson('1e999')).toEqual({
       ok: false,
       path: '$',
@@ -127,7 +138,7 @@ describe('materialize: lossless JSON snapshots', () => {
   })
 
   it('pretty-prints deep values identically to JSON.stringify', () => {
-    const value = { a: [1, { b: 'x' }], c: {} , d: [] }
+    const value = { a: [1, { b: 'x' }], c: {}, d: [] }
     expect(stringifyJson(value, 2)).toBe(JSON.stringify(value, null, 2))
   })
 })

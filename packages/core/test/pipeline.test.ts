@@ -2,12 +2,12 @@ import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import {
   type ApprovalOutcome,
-  type ToolExecution,
-  ToolError,
   createApprovalService,
   createRuntime,
   defineTool,
   jsonOutput,
+  ToolError,
+  type ToolExecution,
   textOutput,
 } from '../src/index.js'
 import { echoTool, gate, text } from './helpers.js'
@@ -23,7 +23,9 @@ describe('lookup', () => {
       callId: 'c1',
       name: 'ecko',
       isError: true,
-      content: text('No tool named "ecko" is available. Did you mean "echo"? Call one of the tools listed in your tool definitions.'),
+      content: text(
+        'No tool named "ecko" is available. Did you mean "echo"? Call one of the tools listed in your tool definitions.',
+      ),
       error: { kind: 'unknown_tool', code: 'UNKNOWN_TOOL' },
     })
   })
@@ -173,7 +175,11 @@ describe('tools/pre-execute', () => {
 
   it('deny stops the body and carries the reason and info', async () => {
     const { runtime, body } = setup()
-    runtime.on('tools/pre-execute', () => ({ kind: 'deny', reason: 'Not in this folder; use src/ instead.', info: { rule: 'r1' } }))
+    runtime.on('tools/pre-execute', () => ({
+      kind: 'deny',
+      reason: 'Not in this folder; use src/ instead.',
+      info: { rule: 'r1' },
+    }))
     const result = await runtime.execute(call('t', {}))
     expect(body).not.toHaveBeenCalled()
     expect(result.error).toEqual({
@@ -192,7 +198,8 @@ describe('tools/pre-execute', () => {
     expect(result.error).toEqual({
       kind: 'cancelled',
       code: 'CANCELLED_BEFORE_START',
-      message: 'This t call was cancelled before it started (a policy cancelled it); it had no effect. Re-issue it if it is still needed.',
+      message:
+        'This t call was cancelled before it started (a policy cancelled it); it had no effect. Re-issue it if it is still needed.',
     })
   })
 
@@ -202,7 +209,9 @@ describe('tools/pre-execute', () => {
     const result = await runtime.execute(call('t', {}))
     expect(body).not.toHaveBeenCalled()
     expect(result.error?.kind).toBe('permission_denied')
-    expect(result.error?.message).toBe('This call was denied: a policy gave no valid decision, so it failed closed.')
+    expect(result.error?.message).toBe(
+      'This call was denied: a policy gave no valid decision, so it failed closed.',
+    )
   })
 
   it('a throwing listener is a final result: post-execute is skipped, finalizeContent still runs', async () => {
@@ -260,9 +269,19 @@ describe('approvals', () => {
     const runtime = createRuntime(withService ? { approval } : {})
     const body = vi.fn(() => 'ran')
     runtime.register(
-      defineTool({ name: 'bash', description: 'Run.', parameters: { type: 'object' }, output: textOutput(), execute: body }),
+      defineTool({
+        name: 'bash',
+        description: 'Run.',
+        parameters: { type: 'object' },
+        output: textOutput(),
+        execute: body,
+      }),
     )
-    runtime.on('tools/pre-execute', () => ({ kind: 'ask', reason: 'runs a command', displayReason: 'Run pnpm lint?' }))
+    runtime.on('tools/pre-execute', () => ({
+      kind: 'ask',
+      reason: 'runs a command',
+      displayReason: 'Run pnpm lint?',
+    }))
     return { runtime, body, requests }
   }
 
@@ -273,7 +292,14 @@ describe('approvals', () => {
     expect(body).toHaveBeenCalledTimes(1)
     expect(requests).toHaveLength(1)
     const request = requests[0] as Record<string, unknown>
-    expect(Object.keys(request).sort()).toEqual(['agent', 'callId', 'displayReason', 'reason', 'signal', 'toolName'])
+    expect(Object.keys(request).sort()).toEqual([
+      'agent',
+      'callId',
+      'displayReason',
+      'reason',
+      'signal',
+      'toolName',
+    ])
     expect(request).toMatchObject({ callId: 'c1', toolName: 'bash', agent: 'main', reason: 'runs a command' })
     expect(runtime.session.events().map((e) => e.type)).toEqual([
       'tool/call',
@@ -368,11 +394,19 @@ describe('guards', () => {
     const runtime = createRuntime()
     const body = vi.fn(() => 'ran')
     runtime.register(
-      defineTool({ name: 't', description: 'T.', parameters: { type: 'object' }, output: textOutput(), execute: body }),
+      defineTool({
+        name: 't',
+        description: 'T.',
+        parameters: { type: 'object' },
+        output: textOutput(),
+        execute: body,
+      }),
     )
     runtime.guard((exec) => (exec.name === 't' ? 'Protected: .git/hooks cannot be written.' : undefined))
     runtime.on('tools/pre-execute', () => ({ kind: 'allow' }))
-    runtime.on('tools/post-execute', (_e, result, next) => (result.isError ? { kind: 'accept', content: text('rewritten') } : next()))
+    runtime.on('tools/post-execute', (_e, result, next) =>
+      result.isError ? { kind: 'accept', content: text('rewritten') } : next(),
+    )
     const result = await runtime.execute(call('t', {}))
     expect(body).not.toHaveBeenCalled()
     expect(result.isError).toBe(true)
@@ -389,7 +423,13 @@ describe('guards', () => {
     const runtime = createRuntime()
     const body = vi.fn(() => 'ran')
     runtime.register(
-      defineTool({ name: 't', description: 'T.', parameters: { type: 'object' }, output: textOutput(), execute: body }),
+      defineTool({
+        name: 't',
+        description: 'T.',
+        parameters: { type: 'object' },
+        output: textOutput(),
+        execute: body,
+      }),
     )
     runtime.guard(() => {
       throw new Error('guard bug')
@@ -452,7 +492,10 @@ describe('tools/execute wrappers and the body', () => {
         parameters: z.object({ fail: z.enum(['expected', 'bug']) }),
         output: textOutput(),
         execute: (args) => {
-          if (args.fail === 'expected') throw new ToolError('File src/x.ts not found; call ls to see what exists.', { info: { path: 'src/x.ts' } })
+          if (args.fail === 'expected')
+            throw new ToolError('File src/x.ts not found; call ls to see what exists.', {
+              info: { path: 'src/x.ts' },
+            })
           throw new TypeError('cannot read properties of undefined')
         },
       }),
@@ -520,7 +563,10 @@ describe('output', () => {
   })
 
   it.each([
-    [{ n: 'x' }, 'its value does not match output.schema: value.n: Invalid input: expected number, received string'],
+    [
+      { n: 'x' },
+      'its value does not match output.schema: value.n: Invalid input: expected number, received string',
+    ],
     [{ n: Number.NaN }, 'its value value.n is NaN, which JSON cannot represent; send a finite number'],
   ])('an invalid value %o is invalid_output, blamed on the tool', async (value, detail) => {
     const runtime = createRuntime()
@@ -539,7 +585,11 @@ describe('output', () => {
         name: 'm',
         description: 'M.',
         parameters: { type: 'object' },
-        output: { schema: { type: 'string' }, render: (_a, v: string) => text(v) as never, presentationMeta: (_a, v: string) => ({ length: v.length }) },
+        output: {
+          schema: { type: 'string' },
+          render: (_a, v: string) => text(v) as never,
+          presentationMeta: (_a, v: string) => ({ length: v.length }),
+        },
         execute: () => 'abc',
       }),
     )
@@ -622,7 +672,9 @@ describe('tools/post-execute', () => {
     const failed = setup()
     failed.on('tools/pre-execute', () => ({ kind: 'deny', reason: 'no' }))
     failed.on('tools/post-execute', () => ({ kind: 'accept', value: { n: 3 } }))
-    expect((await failed.execute(call('n', {}))).error?.message).toContain('it replaced the value of a failed result')
+    expect((await failed.execute(call('n', {}))).error?.message).toContain(
+      'it replaced the value of a failed result',
+    )
   })
 
   it('denials and invalid arguments pass through post-execute', async () => {
@@ -680,7 +732,14 @@ describe('finalizeContent', () => {
     })
     const runtime = createRuntime()
     runtime.register(
-      defineTool({ name: 'f', description: 'F.', parameters: { type: 'object' }, output: textOutput(), execute: () => 'x', finalizeContent: finalize }),
+      defineTool({
+        name: 'f',
+        description: 'F.',
+        parameters: { type: 'object' },
+        output: textOutput(),
+        execute: () => 'x',
+        finalizeContent: finalize,
+      }),
     )
     const result = await runtime.execute(call('f', {}))
     expect(finalize).toHaveBeenCalledTimes(1)
@@ -706,9 +765,28 @@ describe('tools/result observers and the session log', () => {
     expect(seen[1]).toBe(true)
     const events = runtime.session.events()
     expect(events.map((e) => e.type)).toEqual(['tool/call', 'listener/error', 'tool/result'])
-    expect(events[0]).toEqual({ seq: 1, type: 'tool/call', callId: 'c1', name: 'echo', arguments: { text: 'hi' } })
-    expect(events[1]).toEqual({ seq: 2, type: 'listener/error', stage: 'tools/result', callId: 'c1', error: 'observer bug' })
-    expect(events[2]).toMatchObject({ seq: 3, type: 'tool/result', callId: 'c1', content: text('HI'), value: 'HI', isError: false })
+    expect(events[0]).toEqual({
+      seq: 1,
+      type: 'tool/call',
+      callId: 'c1',
+      name: 'echo',
+      arguments: { text: 'hi' },
+    })
+    expect(events[1]).toEqual({
+      seq: 2,
+      type: 'listener/error',
+      stage: 'tools/result',
+      callId: 'c1',
+      error: 'observer bug',
+    })
+    expect(events[2]).toMatchObject({
+      seq: 3,
+      type: 'tool/result',
+      callId: 'c1',
+      content: text('HI'),
+      value: 'HI',
+      isError: false,
+    })
   })
 
   it('tool/call is logged before anything of the call runs', async () => {
@@ -738,7 +816,13 @@ describe('tools/result observers and the session log', () => {
     const runtime = createRuntime()
     runtime.register(echoTool)
     await runtime.execute(call('echo', '{"text": '))
-    expect(runtime.session.events()[0]).toEqual({ seq: 1, type: 'tool/call', callId: 'c1', name: 'echo', argumentsText: '{"text": ' })
+    expect(runtime.session.events()[0]).toEqual({
+      seq: 1,
+      type: 'tool/call',
+      callId: 'c1',
+      name: 'echo',
+      argumentsText: '{"text": ',
+    })
   })
 })
 
@@ -772,8 +856,18 @@ describe('metrics', () => {
     await runtime.execute(call('echo', { text: 1 }))
     await runtime.execute(call('nope', {}))
     const metrics = runtime.metrics()
-    expect(metrics.echo).toMatchObject({ calls: 2, successes: 1, failures: 1, failuresByKind: { invalid_input: 1 } })
+    expect(metrics.echo).toMatchObject({
+      calls: 2,
+      successes: 1,
+      failures: 1,
+      failuresByKind: { invalid_input: 1 },
+    })
     expect(metrics.echo?.durationMs.recent).toHaveLength(2)
-    expect(metrics.nope).toMatchObject({ calls: 1, successes: 0, failures: 1, failuresByKind: { unknown_tool: 1 } })
+    expect(metrics.nope).toMatchObject({
+      calls: 1,
+      successes: 0,
+      failures: 1,
+      failuresByKind: { unknown_tool: 1 },
+    })
   })
 })

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest'
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    return statSync(path).isDirectory() ? (name === 'node' ? [] : sources(path)) : path.endsWith('.ts') ? [path] : []
+    return statSync(path).isDirectory()
+      ? name === 'node'
+        ? []
+        : sources(path)
+      : path.endsWith('.ts')
+        ? [path]
+        : []
   })
 }
 

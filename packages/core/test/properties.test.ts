@@ -1,13 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
+  createApprovalService,
+  createRuntime,
+  defineTool,
   type JsonValue,
   type PreToolDecision,
   type ToolCall,
   type ToolResult,
-  createApprovalService,
-  createRuntime,
-  defineTool,
 } from '../src/index.js'
 
 // DESIGN.md §5 invariants over random tools, listeners, decisions and faults. Each property
@@ -15,7 +15,12 @@ import {
 // random point), and checks the invariants on what came out. 1,000+ cases per CI run in total.
 
 type Fault = 'none' | 'throw' | 'tool-error' | 'non-json' | 'bad-output' | 'hang' | 'slow'
-type ToolSpec = { name: string; parallel: 'true' | 'false' | 'throws' | 'truthy' | 'absent'; fault: Fault; finalizeThrows: boolean }
+type ToolSpec = {
+  name: string
+  parallel: 'true' | 'false' | 'throws' | 'truthy' | 'absent'
+  fault: Fault
+  finalizeThrows: boolean
+}
 type Scenario = {
   tools: ToolSpec[]
   pre: ('allow' | 'deny' | 'ask' | 'cancel' | 'throw' | 'garbage' | 'next')[]
@@ -30,13 +35,25 @@ type Scenario = {
 const toolSpec = fc.record({
   name: fc.constantFrom('a', 'b', 'c'),
   parallel: fc.constantFrom('true', 'false', 'throws', 'truthy', 'absent'),
-  fault: fc.constantFrom('none', 'none', 'none', 'throw', 'tool-error', 'non-json', 'bad-output', 'hang', 'slow'),
+  fault: fc.constantFrom(
+    'none',
+    'none',
+    'none',
+    'throw',
+    'tool-error',
+    'non-json',
+    'bad-output',
+    'hang',
+    'slow',
+  ),
   finalizeThrows: fc.boolean(),
 }) as fc.Arbitrary<ToolSpec>
 
 const scenario: fc.Arbitrary<Scenario> = fc.record({
   tools: fc.uniqueArray(toolSpec, { minLength: 1, maxLength: 3, selector: (t) => t.name }),
-  pre: fc.array(fc.constantFrom('allow', 'deny', 'ask', 'cancel', 'throw', 'garbage', 'next'), { maxLength: 3 }),
+  pre: fc.array(fc.constantFrom('allow', 'deny', 'ask', 'cancel', 'throw', 'garbage', 'next'), {
+    maxLength: 3,
+  }),
   guard: fc.constantFrom('none', 'deny-odd', 'throw', 'non-string'),
   approval: fc.constantFrom('allowed-once', 'rejected', 'cancelled', 'unavailable', 'throws', 'none'),
   post: fc.constantFrom('none', 'accept', 'replace-content', 'block', 'throw'),
@@ -78,7 +95,10 @@ function build(s: Scenario) {
         name: spec.name,
         description: `Tool ${spec.name}.`,
         parameters: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
-        output: { schema: { type: 'object' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
+        output: {
+          schema: { type: 'object' },
+          render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }],
+        },
         ...parallel,
         execute: async (args, exec) => {
           const exclusive = spec.parallel !== 'true'
@@ -165,7 +185,16 @@ function build(s: Scenario) {
   runtime.on('tools/result', () => {
     throw new Error('observer bug')
   })
-  return { runtime, finalizeCalls, violations, observed, bodySignals, get maxRunning() { return maxRunning } }
+  return {
+    runtime,
+    finalizeCalls,
+    violations,
+    observed,
+    bodySignals,
+    get maxRunning() {
+      return maxRunning
+    },
+  }
 }
 
 function callsOf(s: Scenario): ToolCall[] {
@@ -270,7 +299,14 @@ describe('DESIGN.md §5 invariants (property-based)', () => {
           if (firstDecisive && firstDecisive !== 'allow' && firstDecisive !== 'ask') expect(ran).toBe(false)
           if (oddDenied && results[i]?.isError && s.post !== 'block' && s.post !== 'throw') {
             const kind = results[i]!.error!.kind
-            expect(['permission_denied', 'cancelled', 'invalid_input', 'unknown_tool', 'approval_refused', 'exception']).toContain(kind)
+            expect([
+              'permission_denied',
+              'cancelled',
+              'invalid_input',
+              'unknown_tool',
+              'approval_refused',
+              'exception',
+            ]).toContain(kind)
           }
         }
         await h.runtime.dispose()
@@ -303,7 +339,9 @@ describe('DESIGN.md §5 invariants (property-based)', () => {
           }),
         )
         for (let i = 0; i < wrappers; i++) {
-          runtime.on('tools/execute', (_exec, next) => (replace ? next({ signal: new AbortController().signal }) : next()))
+          runtime.on('tools/execute', (_exec, next) =>
+            replace ? next({ signal: new AbortController().signal }) : next(),
+          )
         }
         const controller = new AbortController()
         const pending = runtime.execute({ callId: 'x', name: 'w', arguments: {}, signal: controller.signal })
@@ -323,7 +361,10 @@ describe('DESIGN.md §5 invariants (property-based)', () => {
         fc.record({
           timeoutMs: fc.option(fc.integer({ min: 1, max: 1000 }), { nil: undefined }),
           deferLoading: fc.option(fc.boolean(), { nil: undefined }),
-          extra: fc.dictionary(fc.constantFrom('secret', 'apiKey', 'execute', 'output', 'hostOnly'), fc.string()),
+          extra: fc.dictionary(
+            fc.constantFrom('secret', 'apiKey', 'execute', 'output', 'hostOnly'),
+            fc.string(),
+          ),
         }),
         ({ timeoutMs, deferLoading, extra }) => {
           const runtime = createRuntime()

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
-import { jsonlSink, readSessionLog } from '../src/node/index.js'
 import {
-  type JsonObject,
-  ToolDefinitionError,
   createRuntime,
   createSessionLog,
   defineTool,
+  type JsonObject,
   jsonOutput,
+  ToolDefinitionError,
   textOutput,
 } from '../src/index.js'
+import { jsonlSink, readSessionLog } from '../src/node/index.js'
 
 const base = {
   description: 'A tool.',
@@ -23,12 +23,30 @@ const base = {
 
 describe('defineTool and registration', () => {
   it.each([
-    [{ ...base, name: 'has space' }, 'Tool name "has space" is invalid: use 1-64 characters from a-z, A-Z, 0-9, "_" and "-"'],
-    [{ ...base, name: 'x'.repeat(65) }, `Tool name "${'x'.repeat(65)}" is invalid: use 1-64 characters from a-z, A-Z, 0-9, "_" and "-"`],
-    [{ ...base, name: 'out', output: undefined }, 'Tool "out" needs an output declaration { schema, render }; use textOutput() or jsonOutput(schema) for common shapes'],
-    [{ ...base, name: 't', timeoutMs: 0 }, 'Tool "t" has timeoutMs 0: it must be a positive finite number of milliseconds'],
-    [{ ...base, name: 't', timeoutMs: Number.POSITIVE_INFINITY }, 'Tool "t" has timeoutMs Infinity: it must be a positive finite number of milliseconds'],
-    [{ ...base, name: 'd', description: ' ' }, 'Tool "d" needs a non-empty description: it is all the model knows of it'],
+    [
+      { ...base, name: 'has space' },
+      'Tool name "has space" is invalid: use 1-64 characters from a-z, A-Z, 0-9, "_" and "-"',
+    ],
+    [
+      { ...base, name: 'x'.repeat(65) },
+      `Tool name "${'x'.repeat(65)}" is invalid: use 1-64 characters from a-z, A-Z, 0-9, "_" and "-"`,
+    ],
+    [
+      { ...base, name: 'out', output: undefined },
+      'Tool "out" needs an output declaration { schema, render }; use textOutput() or jsonOutput(schema) for common shapes',
+    ],
+    [
+      { ...base, name: 't', timeoutMs: 0 },
+      'Tool "t" has timeoutMs 0: it must be a positive finite number of milliseconds',
+    ],
+    [
+      { ...base, name: 't', timeoutMs: Number.POSITIVE_INFINITY },
+      'Tool "t" has timeoutMs Infinity: it must be a positive finite number of milliseconds',
+    ],
+    [
+      { ...base, name: 'd', description: ' ' },
+      'Tool "d" needs a non-empty description: it is all the model knows of it',
+    ],
   ])('rejects an invalid definition with a clear message (%#)', (definition, message) => {
     expect(() => defineTool(definition as never)).toThrow(new ToolDefinitionError(message))
   })
@@ -37,10 +55,14 @@ describe('defineTool and registration', () => {
     const runtime = createRuntime()
     const tool = defineTool({ ...base, name: 'dup' })
     runtime.register(tool)
-    expect(() => runtime.register(tool)).toThrow('A tool named "dup" is already registered globally; dispose it first or pick another name')
+    expect(() => runtime.register(tool)).toThrow(
+      'A tool named "dup" is already registered globally; dispose it first or pick another name',
+    )
     const agent = runtime.agent('sub')
     agent.register(tool)
-    expect(() => agent.register(tool)).toThrow('A tool named "dup" is already registered for agent "sub"; dispose it first or pick another name')
+    expect(() => agent.register(tool)).toThrow(
+      'A tool named "dup" is already registered for agent "sub"; dispose it first or pick another name',
+    )
   })
 
   it('derives the model-facing schema once, by allowlist, without generator noise', () => {
@@ -50,7 +72,10 @@ describe('defineTool and registration', () => {
         name: 'read',
         description: 'Read a file.',
         deferLoading: true,
-        parameters: z.object({ path: z.string().describe('Path to read'), limit: z.number().int().optional() }),
+        parameters: z.object({
+          path: z.string().describe('Path to read'),
+          limit: z.number().int().optional(),
+        }),
         output: textOutput(),
         timeoutMs: 1000,
         isConcurrencySafe: () => true,
@@ -183,6 +208,8 @@ describe('session log', () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-log-'))
     const path = join(dir, 'bad.jsonl')
     writeFileSync(path, '{"seq":1,"type":"a"}\nnot json\n{"seq":3,"type":"c"}\n')
-    expect(() => readSessionLog(path)).toThrow(`session log ${path} line 2 is not valid JSON; the file is corrupt`)
+    expect(() => readSessionLog(path)).toThrow(
+      `session log ${path} line 2 is not valid JSON; the file is corrupt`,
+    )
   })
 })

@@ -1,11 +1,14 @@
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { type ToolCall, createRuntime, defineTool, textOutput } from '../src/index.js'
+import { createRuntime, defineTool, type ToolCall, textOutput } from '../src/index.js'
 import { flush, gate } from './helpers.js'
 
 // A controllable tool: each call registers a gate the test resolves by hand.
 function harness(options?: { maxParallel?: number; abortGraceMs?: number }) {
-  const runtime = createRuntime({ maxParallel: options?.maxParallel ?? 10, abortGraceMs: options?.abortGraceMs ?? 50 })
+  const runtime = createRuntime({
+    maxParallel: options?.maxParallel ?? 10,
+    abortGraceMs: options?.abortGraceMs ?? 50,
+  })
   const gates = new Map<string, ReturnType<typeof gate<string>>>()
   const running = new Set<string>()
   const log: string[] = []
@@ -46,7 +49,18 @@ function harness(options?: { maxParallel?: number; abortGraceMs?: number }) {
     g.resolve(value)
     await flush()
   }
-  return { runtime, calls, finish, log, gates, running, get maxRunning() { return maxRunning }, overlapWithExclusive }
+  return {
+    runtime,
+    calls,
+    finish,
+    log,
+    gates,
+    running,
+    get maxRunning() {
+      return maxRunning
+    },
+    overlapWithExclusive,
+  }
 }
 
 describe('executeBatch', () => {
@@ -132,7 +146,8 @@ describe('executeBatch', () => {
       throw new Error('x')
     })
     make('undeclared')
-    const mode = (name: string, args: unknown = {}) => runtime.mode({ callId: 'c', name, arguments: args as never }).kind
+    const mode = (name: string, args: unknown = {}) =>
+      runtime.mode({ callId: 'c', name, arguments: args as never }).kind
     expect(mode('yes')).toBe('parallel')
     expect(mode('truthy')).toBe('exclusive')
     expect(mode('no')).toBe('exclusive')
@@ -251,7 +266,9 @@ describe('executeBatch', () => {
         },
       }),
     )
-    const results = await runtime.executeBatch([1, 2, 3].map((n) => ({ callId: `${n}`, name: 'ctx', arguments: { n } })))
+    const results = await runtime.executeBatch(
+      [1, 2, 3].map((n) => ({ callId: `${n}`, name: 'ctx', arguments: { n } })),
+    )
     expect(batchContexts(results).map((m) => m.content[0])).toEqual([
       { type: 'text', text: 'ctx 1' },
       { type: 'text', text: 'ctx 2' },
@@ -274,7 +291,9 @@ describe('cancellation and deadlines', () => {
           timeoutMs: 100,
           isConcurrencySafe: () => true,
           execute: (_a, exec) =>
-            new Promise<string>((_r, reject) => exec.signal.addEventListener('abort', () => reject(exec.signal.reason))),
+            new Promise<string>((_r, reject) =>
+              exec.signal.addEventListener('abort', () => reject(exec.signal.reason)),
+            ),
         }),
       )
       runtime.register(
@@ -320,7 +339,12 @@ describe('cancellation and deadlines', () => {
         }),
       )
       const controller = new AbortController()
-      const pending = runtime.execute({ callId: 'h', name: 'stubborn', arguments: {}, signal: controller.signal })
+      const pending = runtime.execute({
+        callId: 'h',
+        name: 'stubborn',
+        arguments: {},
+        signal: controller.signal,
+      })
       await vi.advanceTimersByTimeAsync(10)
       controller.abort()
       await vi.advanceTimersByTimeAsync(500)
@@ -334,7 +358,16 @@ describe('cancellation and deadlines', () => {
       hang.resolve('finally done')
       await vi.advanceTimersByTimeAsync(0)
       const late = runtime.session.events().filter((e) => e.type === 'tool/late-settle')
-      expect(late).toEqual([{ seq: 3, type: 'tool/late-settle', callId: 'h', name: 'stubborn', stage: 'body', outcome: 'fulfilled' }])
+      expect(late).toEqual([
+        {
+          seq: 3,
+          type: 'tool/late-settle',
+          callId: 'h',
+          name: 'stubborn',
+          stage: 'body',
+          outcome: 'fulfilled',
+        },
+      ])
       expect(await runtime.dispose()).toEqual({ pendingOrphans: [] })
     } finally {
       vi.useRealTimers()
@@ -353,7 +386,12 @@ describe('cancellation and deadlines', () => {
       }),
     )
     const controller = new AbortController()
-    const pending = runtime.execute({ callId: 'f', name: 'forever', arguments: {}, signal: controller.signal })
+    const pending = runtime.execute({
+      callId: 'f',
+      name: 'forever',
+      arguments: {},
+      signal: controller.signal,
+    })
     await flush()
     controller.abort()
     await pending
@@ -381,7 +419,12 @@ describe('cancellation and deadlines', () => {
       }),
     )
     const controller = new AbortController()
-    const pending = runtime.execute({ callId: 'm', name: 'migrate', arguments: {}, signal: controller.signal })
+    const pending = runtime.execute({
+      callId: 'm',
+      name: 'migrate',
+      arguments: {},
+      signal: controller.signal,
+    })
     await flush()
     controller.abort()
     proceed.resolve()
@@ -417,7 +460,10 @@ describe('cancellation and deadlines', () => {
       return remove(...a)
     }) as typeof remove
     for (let i = 0; i < 20; i++) {
-      await runtime.executeBatch([1, 2, 3].map((n) => ({ callId: `${i}-${n}`, name: 'n', arguments: {}, signal })), { signal })
+      await runtime.executeBatch(
+        [1, 2, 3].map((n) => ({ callId: `${i}-${n}`, name: 'n', arguments: {}, signal })),
+        { signal },
+      )
     }
     expect(added).toBeGreaterThan(0)
     expect(added).toBe(removed)

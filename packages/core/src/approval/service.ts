@@ -40,7 +40,8 @@ export function createApprovalService(options?: { policy?: ApprovalPolicy }): Ap
         return { outcome: 'unavailable', why: "the session is non-interactive (approval policy 'never')" }
       }
       const answerer = answerers[answerers.length - 1]
-      if (!answerer) return { outcome: 'unavailable', why: 'no one is available to answer the approval prompt' }
+      if (!answerer)
+        return { outcome: 'unavailable', why: 'no one is available to answer the approval prompt' }
       let outcome: unknown
       try {
         outcome = await answerer(Object.freeze({ ...request }))

@@ -31,7 +31,8 @@ export const failures = {
       'INVALID_ARGS',
       `The arguments for ${name} do not match its parameters schema:\n${issues.map((i) => `- ${i}`).join('\n')}\nFix these fields and call ${name} again.`,
     ),
-  denied: (reason: string, info?: ErrorInfo) => failure('permission_denied', 'PERMISSION_DENIED', reason, info),
+  denied: (reason: string, info?: ErrorInfo) =>
+    failure('permission_denied', 'PERMISSION_DENIED', reason, info),
   guardDenied: (reason: string) => failure('permission_denied', 'PERMISSION_DENIED', reason),
   approvalRejected: (name: string) =>
     failure(

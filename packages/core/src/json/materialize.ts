@@ -90,7 +90,8 @@ function copyFast(
     if (!slow.ok) throw new Problem([...keys, ...pathKeys(slow.path)], slow.problem)
     return slow.value
   }
-  if (ancestors.includes(source)) throw new Problem([...keys], 'is a cycle (refers back to an enclosing value)')
+  if (ancestors.includes(source))
+    throw new Problem([...keys], 'is a cycle (refers back to an enclosing value)')
   let kind: string
   let names: string[] | undefined
   try {
@@ -121,7 +122,8 @@ function copyFast(
       keys.push(i)
       let child: unknown
       try {
-        if (!trusted && !Object.hasOwn(array, i)) throw new Problem([...keys], 'is a hole in a sparse array; JSON has no holes')
+        if (!trusted && !Object.hasOwn(array, i))
+          throw new Problem([...keys], 'is a hole in a sparse array; JSON has no holes')
         child = array[i]
       } catch (error) {
         if (error instanceof Problem) throw error
@@ -146,7 +148,8 @@ function copyFast(
       }
       const value = fastChild(child, mode, depth, budget, ancestors, keys)
       if (!inPlace || value !== child) {
-        if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true })
+        if (name === '__proto__')
+          Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true })
         else out[name] = value
       }
       keys.pop()
@@ -166,7 +169,8 @@ function fastChild(
   ancestors: object[],
   keys: (string | number)[],
 ): unknown {
-  if (child !== null && typeof child === 'object') return copyFast(child, mode, depth + 1, budget, ancestors, keys)
+  if (child !== null && typeof child === 'object')
+    return copyFast(child, mode, depth + 1, budget, ancestors, keys)
   const problem = leafProblem(child)
   if (problem) throw new Problem([...keys], problem)
   return child
@@ -176,7 +180,8 @@ function fastChild(
 function pathKeys(path: string): (string | number)[] {
   const out: (string | number)[] = []
   const re = /\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g
-  for (const m of path.slice(1).matchAll(re)) out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : JSON.parse(m[3]!)))
+  for (const m of path.slice(1).matchAll(re))
+    out.push(m[1] ?? (m[2] !== undefined ? Number(m[2]) : JSON.parse(m[3]!)))
   return out
 }
 
@@ -208,7 +213,9 @@ function leafProblem(value: unknown): string | undefined {
     case 'boolean':
       return undefined
     case 'number':
-      return Number.isFinite(value) ? undefined : `is ${value}, which JSON cannot represent; send a finite number`
+      return Number.isFinite(value)
+        ? undefined
+        : `is ${value}, which JSON cannot represent; send a finite number`
     case 'undefined':
       return 'is undefined, which JSON cannot represent; omit the field or send null'
     case 'function':
@@ -258,7 +265,9 @@ function snapshot(root: unknown, trusted: boolean): MaterializeResult {
     try {
       kind = containerKind(source)
       if (kind !== 'array' && kind !== 'object') {
-        return new Failed(fail(path, `is ${kind}, not a plain object or array; convert it to plain JSON first`))
+        return new Failed(
+          fail(path, `is ${kind}, not a plain object or array; convert it to plain JSON first`),
+        )
       }
       if (!trusted && Object.getOwnPropertySymbols(source).length > 0) {
         return new Failed(fail(path, 'has symbol keys, which JSON cannot represent'))

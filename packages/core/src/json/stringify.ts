@@ -13,7 +13,12 @@ export function stringifyJson(value: JsonValue, indent = 0): string {
   }
 }
 
-type Frame = { items: readonly [string | undefined, JsonValue][]; index: number; close: string; depth: number }
+type Frame = {
+  items: readonly [string | undefined, JsonValue][]
+  index: number
+  close: string
+  depth: number
+}
 
 function stringifyIteratively(root: JsonValue, indent: number): string {
   const out: string[] = []

@@ -63,7 +63,9 @@ export function readSessionLog(path: string): SessionLogReadResult {
     }
     if (!isEvent(parsed)) {
       if (last && !endsClean) return { events, tornTail: { line: i + 1, text: line } }
-      throw new SessionLogError(`session log ${path} line ${i + 1} is not a session event ({ seq, type, ... })`)
+      throw new SessionLogError(
+        `session log ${path} line ${i + 1} is not a session event ({ seq, type, ... })`,
+      )
     }
     events.push(parsed)
   }

@@ -20,7 +20,11 @@ export interface SettledCall {
   readonly exec: ToolExecution
 }
 
-export async function runCall(host: PipelineHost, call: ToolCall, options: CallOptions = {}): Promise<SettledCall> {
+export async function runCall(
+  host: PipelineHost,
+  call: ToolCall,
+  options: CallOptions = {},
+): Promise<SettledCall> {
   const startedAt = Date.now()
   const t0 = performance.now()
   const prepared = options.prepared ?? prepareCall(host.registry, call, (p) => host.live.has(p.token))
@@ -31,7 +35,9 @@ export async function runCall(host: PipelineHost, call: ToolCall, options: CallO
     callId,
     name,
     ...(call.agent === undefined ? {} : { agent: call.agent }),
-    ...(call.parent === undefined ? {} : { parentCallId: call.parent.callId, rootCallId: call.parent.rootCallId }),
+    ...(call.parent === undefined
+      ? {}
+      : { parentCallId: call.parent.callId, rootCallId: call.parent.rootCallId }),
     ...prepared.logged,
   })
 
@@ -111,7 +117,9 @@ async function journey(
     outcome = await runExecute(state, validated.value)
   } catch (error) {
     // A wrapper threw: final, post-execute is skipped (seed 002).
-    return failureCandidate(failures.exception(state.exec.name, 'a tools/execute wrapper', describeThrown(error)))
+    return failureCandidate(
+      failures.exception(state.exec.name, 'a tools/execute wrapper', describeThrown(error)),
+    )
   }
   if (!outcome.ok) return afterFailure(state, executeFailure(state, outcome.error, tool.definition.timeoutMs))
 
@@ -125,7 +133,10 @@ async function journey(
   return afterPost(state, candidate)
 }
 
-function outcomeToCandidate(state: CallState, outcome: Extract<StageOutcome, { kind: 'fail' }>): Candidate | Promise<Candidate> {
+function outcomeToCandidate(
+  state: CallState,
+  outcome: Extract<StageOutcome, { kind: 'fail' }>,
+): Candidate | Promise<Candidate> {
   return outcome.final ? failureCandidate(outcome.failure) : afterFailure(state, outcome.failure)
 }
 
@@ -153,7 +164,8 @@ function projectContent(state: CallState, candidate: Candidate): Candidate {
   }
   if (projected === undefined) return candidate
   const blocks = validBlocks(projected)
-  if (!blocks.ok) return failureCandidate(failures.exception(state.exec.name, 'projectContent', `it ${blocks.problem}`))
+  if (!blocks.ok)
+    return failureCandidate(failures.exception(state.exec.name, 'projectContent', `it ${blocks.problem}`))
   return { ...candidate, content: blocks.blocks }
 }
 

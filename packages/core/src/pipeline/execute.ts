@@ -5,7 +5,14 @@ import { materialize } from '../json/materialize.js'
 import type { ExecuteOutcome, ExecuteWrapper } from '../registry/registry.js'
 import { linkSignals, neverAborted } from '../signal/link.js'
 import { settleWithin } from '../signal/settle.js'
-import type { ContextMessage, JsonObject, JsonValue, ToolExecution, ToolFailure, ToolRunContext } from '../types.js'
+import type {
+  ContextMessage,
+  JsonObject,
+  JsonValue,
+  ToolExecution,
+  ToolFailure,
+  ToolRunContext,
+} from '../types.js'
 import type { CallState } from './state.js'
 
 // Stage ③: the tools/execute around-wrappers and the body. A wrapper may hand the body another
@@ -22,9 +29,14 @@ type Ctx = { readonly view: ToolExecution; readonly state: CallState; readonly a
 
 const terminal = (ctx: Ctx) => invokeBody(ctx.state, ctx.args, ctx.view)
 const update = (ctx: Ctx, override: { signal?: AbortSignal }): Ctx =>
-  override.signal === undefined ? ctx : { ...ctx, view: Object.freeze({ ...ctx.view, signal: override.signal }) }
+  override.signal === undefined
+    ? ctx
+    : { ...ctx, view: Object.freeze({ ...ctx.view, signal: override.signal }) }
 // One composed chain per wrapper list (views are cached per registry version): no per-call closures.
-const chains = new WeakMap<readonly ExecuteWrapper[], (ctx: Ctx) => ExecuteOutcome | Promise<ExecuteOutcome>>()
+const chains = new WeakMap<
+  readonly ExecuteWrapper[],
+  (ctx: Ctx) => ExecuteOutcome | Promise<ExecuteOutcome>
+>()
 
 function chainFor(wrappers: readonly ExecuteWrapper[]) {
   let chain = chains.get(wrappers)
@@ -106,12 +118,16 @@ export function executeFailure(state: CallState, error: unknown, timeoutMs: numb
   const name = state.exec.name
   if (error instanceof Unresponsive) {
     if (state.callerSignal.aborted) return failures.abortedUnresponsive(name, state.host.graceMs)
-    return failureForReason(state, error.reason, undefined, timeoutMs) ?? failures.abortedUnresponsive(name, state.host.graceMs)
+    return (
+      failureForReason(state, error.reason, undefined, timeoutMs) ??
+      failures.abortedUnresponsive(name, state.host.graceMs)
+    )
   }
   if (error instanceof BodyFailure) {
     const thrown = error.error
     if (error.aborted) {
-      if (state.callerSignal.aborted && state.definition?.interruptBehavior !== 'block') return failures.aborted(name)
+      if (state.callerSignal.aborted && state.definition?.interruptBehavior !== 'block')
+        return failures.aborted(name)
       const byReason = failureForReason(state, error.abortReason, thrown, timeoutMs)
       if (byReason) return byReason
     }

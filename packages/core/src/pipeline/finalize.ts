@@ -10,7 +10,12 @@ import type { CallState } from './state.js'
 // total — a throw turns the result into an error and it is not called again. Then the result is
 // deep-frozen: what tools/result observers see is exactly what is logged (inv. 2, 3).
 
-export function finalizeResult(state: CallState, candidate: Candidate, startedAt: number, t0: number): ToolResult {
+export function finalizeResult(
+  state: CallState,
+  candidate: Candidate,
+  startedAt: number,
+  t0: number,
+): ToolResult {
   let final = candidate
   const finalize = state.finalize
   if (finalize) {
@@ -18,7 +23,10 @@ export function finalizeResult(state: CallState, candidate: Candidate, startedAt
     let threw: unknown
     let didThrow = false
     try {
-      replaced = (finalize as (e: unknown, r: unknown) => unknown)(state.exec, Object.freeze({ ...candidate }))
+      replaced = (finalize as (e: unknown, r: unknown) => unknown)(
+        state.exec,
+        Object.freeze({ ...candidate }),
+      )
     } catch (error) {
       didThrow = true
       threw = error
@@ -54,9 +62,12 @@ function freezeResult(state: CallState, c: Candidate, startedAt: number, t0: num
     // `info` comes from tools and policies: keep it only when it is plain JSON.
     const checked = materialize(c.error)
     const { kind, code, message } = c.error
-    result.error = checked.ok ? (checked.value as unknown as ToolFailure) : Object.freeze({ kind, code, message })
+    result.error = checked.ok
+      ? (checked.value as unknown as ToolFailure)
+      : Object.freeze({ kind, code, message })
   }
-  if (state.contexts.length > 0) result.additionalContexts = Object.freeze([...state.contexts]) as readonly ContextMessage[]
+  if (state.contexts.length > 0)
+    result.additionalContexts = Object.freeze([...state.contexts]) as readonly ContextMessage[]
   if (state.concluded && !c.isError) result.concludesTurn = true
   return Object.freeze(result)
 }

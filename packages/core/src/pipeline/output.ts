@@ -9,7 +9,12 @@ import { isContentBlock } from './execute.js'
 // Any failure here is the tool's bug: `invalid_output`, never blamed on the model's arguments.
 
 export type Rendered =
-  | { readonly ok: true; readonly value: JsonValue; readonly content: readonly ContentBlock[]; readonly meta?: JsonValue }
+  | {
+      readonly ok: true
+      readonly value: JsonValue
+      readonly content: readonly ContentBlock[]
+      readonly meta?: JsonValue
+    }
   | { readonly ok: false; readonly failure: ToolFailure }
 
 export function renderValue(
@@ -21,7 +26,13 @@ export function renderValue(
   const name = tool.name
   const snapshot = materialize(raw)
   if (!snapshot.ok) {
-    return { ok: false, failure: failures.invalidOutput(name, `its value ${snapshot.path.replace(/^\$/, 'value')} ${snapshot.problem}`) }
+    return {
+      ok: false,
+      failure: failures.invalidOutput(
+        name,
+        `its value ${snapshot.path.replace(/^\$/, 'value')} ${snapshot.problem}`,
+      ),
+    }
   }
   const checked = tool.output.validate(snapshot.value)
   // Validators are synchronous on the hot path; an async one costs a microtask, nothing more.
@@ -40,7 +51,10 @@ function renderChecked(
   if (!checked.ok) {
     return {
       ok: false,
-      failure: failures.invalidOutput(name, `its value does not match output.schema: ${checked.issues.join('; ').replace(/arguments/g, 'value')}`),
+      failure: failures.invalidOutput(
+        name,
+        `its value does not match output.schema: ${checked.issues.join('; ').replace(/arguments/g, 'value')}`,
+      ),
     }
   }
   const value = checked.value
@@ -55,10 +69,19 @@ function renderChecked(
   try {
     meta = materialize(output.presentationMeta(args, value))
   } catch (error) {
-    return { ok: false, failure: failures.invalidOutput(name, `presentationMeta threw (${describeThrown(error)})`) }
+    return {
+      ok: false,
+      failure: failures.invalidOutput(name, `presentationMeta threw (${describeThrown(error)})`),
+    }
   }
   if (!meta.ok) {
-    return { ok: false, failure: failures.invalidOutput(name, `presentationMeta ${meta.path.replace(/^\$/, 'meta')} ${meta.problem}`) }
+    return {
+      ok: false,
+      failure: failures.invalidOutput(
+        name,
+        `presentationMeta ${meta.path.replace(/^\$/, 'meta')} ${meta.problem}`,
+      ),
+    }
   }
   return { ok: true, value, content: content.blocks, meta: meta.value }
 }
@@ -76,12 +99,18 @@ export function checkContent(
   return validBlocks(produced)
 }
 
-export function validBlocks(produced: unknown): { ok: true; blocks: readonly ContentBlock[] } | { ok: false; problem: string } {
+export function validBlocks(
+  produced: unknown,
+): { ok: true; blocks: readonly ContentBlock[] } | { ok: false; problem: string } {
   // Hooks may return content they keep (or got frozen from us): always copy, never adopt.
   const snapshot = materialize(produced)
-  if (!snapshot.ok) return { ok: false, problem: `returned non-JSON content: ${snapshot.path} ${snapshot.problem}` }
+  if (!snapshot.ok)
+    return { ok: false, problem: `returned non-JSON content: ${snapshot.path} ${snapshot.problem}` }
   if (!Array.isArray(snapshot.value) || !snapshot.value.every(isContentBlock)) {
-    return { ok: false, problem: 'must return an array of { type: "text", text } or { type: "image", mediaType, data } blocks' }
+    return {
+      ok: false,
+      problem: 'must return an array of { type: "text", text } or { type: "image", mediaType, data } blocks',
+    }
   }
   return { ok: true, blocks: snapshot.value as readonly ContentBlock[] }
 }

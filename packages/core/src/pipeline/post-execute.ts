@@ -24,7 +24,10 @@ const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
 const accept = () => ACCEPT
 
 type Ctx = { readonly exec: ToolExecution; readonly result: PostExecuteResult }
-const chains = new WeakMap<readonly PostExecuteListener[], (ctx: Ctx) => PostToolDecision | Promise<PostToolDecision>>()
+const chains = new WeakMap<
+  readonly PostExecuteListener[],
+  (ctx: Ctx) => PostToolDecision | Promise<PostToolDecision>
+>()
 
 function chainFor(listeners: readonly PostExecuteListener[]) {
   let chain = chains.get(listeners)
@@ -56,7 +59,10 @@ async function postExecuteListeners(state: CallState, candidate: Candidate): Pro
     const pending = chainFor(listeners)({ exec, result: frozen })
     decision = pending instanceof Promise ? await pending : pending
   } catch (error) {
-    return { ok: false, failure: failures.exception(exec.name, 'a tools/post-execute listener', describeThrown(error)) }
+    return {
+      ok: false,
+      failure: failures.exception(exec.name, 'a tools/post-execute listener', describeThrown(error)),
+    }
   }
   const problem = (what: string) => ({
     ok: false as const,
@@ -82,7 +88,12 @@ async function postExecuteListeners(state: CallState, candidate: Candidate): Pro
       }
       if (hasValue) {
         if (candidate.isError || !state.tool) return problem('it replaced the value of a failed result')
-        const rendered = await renderValue(state.tool, exec.arguments, decision.value, exec.parent === undefined)
+        const rendered = await renderValue(
+          state.tool,
+          exec.arguments,
+          decision.value,
+          exec.parent === undefined,
+        )
         if (!rendered.ok) return { ok: false, failure: rendered.failure }
         const next: Candidate = { isError: false, content: rendered.content, value: rendered.value }
         if (rendered.meta !== undefined) next.meta = rendered.meta

@@ -4,7 +4,7 @@ import { compose } from '../hooks/compose.js'
 import type { PreExecuteListener } from '../registry/registry.js'
 import { settleWithin } from '../signal/settle.js'
 import type { PreToolDecision, ToolExecution } from '../types.js'
-import { CONTINUE, type CallState, type StageOutcome } from './state.js'
+import { type CallState, CONTINUE, type StageOutcome } from './state.js'
 
 // Stage ① and ②: the tools/pre-execute waterfall (allow | deny | cancel | ask; `next()`
 // delegates; the default is allow), the approval service for `ask` (only 'allowed-once'
@@ -14,7 +14,10 @@ import { CONTINUE, type CallState, type StageOutcome } from './state.js'
 const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
 const allow = () => ALLOW
 
-const chains = new WeakMap<readonly PreExecuteListener[], (exec: ToolExecution) => PreToolDecision | Promise<PreToolDecision>>()
+const chains = new WeakMap<
+  readonly PreExecuteListener[],
+  (exec: ToolExecution) => PreToolDecision | Promise<PreToolDecision>
+>()
 
 function chainFor(listeners: readonly PreExecuteListener[]) {
   let chain = chains.get(listeners)
@@ -33,7 +36,8 @@ export function notStarted(state: CallState): Extract<StageOutcome, { kind: 'fai
   const name = state.exec.name
   if (state.callerSignal.aborted) return { kind: 'fail', failure: failures.cancelledBeforeStart(name) }
   const reason = state.cascade?.aborted ? state.cascade.reason : undefined
-  if (reason instanceof SiblingFailed) return { kind: 'fail', failure: failures.siblingFailed(name, reason.failedCallId) }
+  if (reason instanceof SiblingFailed)
+    return { kind: 'fail', failure: failures.siblingFailed(name, reason.failedCallId) }
   return undefined
 }
 
@@ -96,11 +100,17 @@ function checkDecision(decision: unknown): PreToolDecision {
     case 'ask':
       return d as PreToolDecision
     default:
-      return { kind: 'deny', reason: 'This call was denied: a policy gave no valid decision, so it failed closed.' }
+      return {
+        kind: 'deny',
+        reason: 'This call was denied: a policy gave no valid decision, so it failed closed.',
+      }
   }
 }
 
-async function ask(state: CallState, decision: Extract<PreToolDecision, { kind: 'ask' }>): Promise<StageOutcome> {
+async function ask(
+  state: CallState,
+  decision: Extract<PreToolDecision, { kind: 'ask' }>,
+): Promise<StageOutcome> {
   const { exec, host } = state
   const approval = host.approval
   if (!approval) return { kind: 'fail', failure: failures.approvalUnsupported(exec.name) }
@@ -155,10 +165,15 @@ export function runGuards(state: CallState): StageOutcome {
     try {
       verdict = guard(exec)
     } catch (error) {
-      return { kind: 'fail', failure: failures.exception(exec.name, 'a guard', describeThrown(error)), final: true }
+      return {
+        kind: 'fail',
+        failure: failures.exception(exec.name, 'a guard', describeThrown(error)),
+        final: true,
+      }
     }
     if (verdict === undefined) continue
-    const reason = typeof verdict === 'string' && verdict !== '' ? verdict : 'This call was denied by a guard.'
+    const reason =
+      typeof verdict === 'string' && verdict !== '' ? verdict : 'This call was denied by a guard.'
     return { kind: 'fail', failure: failures.guardDenied(reason) }
   }
   return CONTINUE

@@ -1,6 +1,6 @@
 import { failures } from '../errors/failures.js'
 import { materialize, parseJson } from '../json/materialize.js'
-import type { AgentView, Registry, RegisteredTool } from '../registry/registry.js'
+import type { AgentView, RegisteredTool, Registry } from '../registry/registry.js'
 import type { JsonValue, ParentToken, ToolCall, ToolFailure } from '../types.js'
 import { closestNames } from './suggest.js'
 
@@ -19,11 +19,17 @@ export type Prepared = {
   /** Set when lookup or materialization failed: the call ends here. */
   readonly failure?: ToolFailure
   /** Validation: the schema's output value, or a failure; a promise when the validator is async. */
-  validated?: { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly failure: ToolFailure }
+  validated?:
+    | { readonly ok: true; readonly value: JsonValue }
+    | { readonly ok: false; readonly failure: ToolFailure }
   validation?: Promise<void>
 }
 
-export function prepareCall(registry: Registry, call: ToolCall, parentLive: (p: ParentToken) => boolean): Prepared {
+export function prepareCall(
+  registry: Registry,
+  call: ToolCall,
+  parentLive: (p: ParentToken) => boolean,
+): Prepared {
   const view = registry.view(call.agent)
   const raw = call.arguments
   const snapshot = typeof raw === 'string' ? parseJson(raw) : materialize(raw)
@@ -36,7 +42,10 @@ export function prepareCall(registry: Registry, call: ToolCall, parentLive: (p: 
 
   // A parent token is only honoured while the outer call it names is running: it cannot be forged.
   const parent = call.parent !== undefined && parentLive(call.parent) ? call.parent : undefined
-  const context = { ...(call.agent === undefined ? {} : { agent: call.agent }), ...(parent ? { parent } : {}) }
+  const context = {
+    ...(call.agent === undefined ? {} : { agent: call.agent }),
+    ...(parent ? { parent } : {}),
+  }
   const found = typeof call.name === 'string' ? registry.lookup(view, call.name, context) : {}
   if (!found.tool) {
     const name = String(call.name)
@@ -57,7 +66,10 @@ export function prepareCall(registry: Registry, call: ToolCall, parentLive: (p: 
   try {
     result = tool.parameters.validate(snapshot.value)
   } catch (error) {
-    prepared.validated = { ok: false, failure: failures.exception(tool.name, 'parameters validation', String(error)) }
+    prepared.validated = {
+      ok: false,
+      failure: failures.exception(tool.name, 'parameters validation', String(error)),
+    }
     return prepared
   }
   const settle = (r: Awaited<typeof result>) => {
@@ -65,7 +77,10 @@ export function prepareCall(registry: Registry, call: ToolCall, parentLive: (p: 
   }
   if (result instanceof Promise) {
     prepared.validation = result.then(settle, (error: unknown) => {
-      prepared.validated = { ok: false, failure: failures.exception(tool.name, 'parameters validation', String(error)) }
+      prepared.validated = {
+        ok: false,
+        failure: failures.exception(tool.name, 'parameters validation', String(error)),
+      }
     })
   } else settle(result)
   return prepared

@@ -1,9 +1,9 @@
 import type { ApprovalService } from '../approval/service.js'
-import type { Registry, RegisteredTool } from '../registry/registry.js'
+import type { RegisteredTool, Registry } from '../registry/registry.js'
 import type { RuntimeSessionLog } from '../session/log.js'
 import type { ToolDefinition } from '../tool/define.js'
-import type { Prepared } from './prepare.js'
 import type { ContextMessage, JobsService, ToolExecution, ToolFailure } from '../types.js'
+import type { Prepared } from './prepare.js'
 
 /** What the pipeline needs from its runtime. */
 export interface PipelineHost {

@@ -20,7 +20,7 @@ import { disposable } from './disposable.js'
 // The registry holds everything registered — tools, listeners, guards, restrictions,
 // visibility filters — each tagged with its scope (global, or one agent). A call only ever
 // sees the view for its agent: global entries plus that agent's, in registration order. Views
-// are built once per registry version and cached, so the hot path does no filtering.
+// are built once per registry change and cached, so the hot path does no filtering.
 
 export type PreExecuteListener = (
   exec: ToolExecution,
@@ -89,7 +89,6 @@ export interface AgentView {
 }
 
 export class Registry {
-  private version = 0
   private readonly views = new Map<string | undefined, AgentView>()
   private readonly tools: Entry<RegisteredTool>[] = []
   private readonly pre: Entry<PreExecuteListener>[] = []
@@ -154,7 +153,6 @@ export class Registry {
   }
 
   private changed(): void {
-    this.version++
     this.views.clear()
   }
 
@@ -167,7 +165,8 @@ export class Registry {
     const tools = new Map<string, RegisteredTool>()
     for (const entry of this.tools) if (entry.agent === undefined) tools.set(entry.value.name, entry.value)
     // An agent's own tool shadows a global one of the same name, for that agent only.
-    if (agent !== undefined) for (const entry of this.tools) if (entry.agent === agent) tools.set(entry.value.name, entry.value)
+    if (agent !== undefined)
+      for (const entry of this.tools) if (entry.agent === agent) tools.set(entry.value.name, entry.value)
     const view: AgentView = {
       tools,
       pre: pick(this.pre),
@@ -215,7 +214,10 @@ export class Registry {
   }
 
   /** Names visible to a context (for "did you mean" suggestions). */
-  visibleNames(view: AgentView, context: { readonly agent?: string; readonly parent?: ParentToken }): string[] {
+  visibleNames(
+    view: AgentView,
+    context: { readonly agent?: string; readonly parent?: ParentToken },
+  ): string[] {
     return [...view.tools.keys()].filter((name) => this.lookup(view, name, context).tool !== undefined)
   }
 }

@@ -81,7 +81,10 @@ function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema
     // The validator's output is a fresh object nobody else holds: check and freeze it in place.
     const snapshot = adoptFresh(result.value)
     if (!snapshot.ok) {
-      return { ok: false, issues: [`the schema produced a non-JSON value: ${snapshot.path} ${snapshot.problem}`] }
+      return {
+        ok: false,
+        issues: [`the schema produced a non-JSON value: ${snapshot.path} ${snapshot.problem}`],
+      }
     }
     return { ok: true, value: snapshot.value }
   }
@@ -99,7 +102,12 @@ const SAFE = Number.MAX_SAFE_INTEGER
 /** Remove what only a generator or a validator needs, never the model; freeze the rest. */
 function cleanJsonSchema(schema: JsonSchemaObject, what: string): JsonObject {
   const cleaned = materialize(stripMeta(schema))
-  if (!cleaned.ok || cleaned.value === null || typeof cleaned.value !== 'object' || Array.isArray(cleaned.value)) {
+  if (
+    !cleaned.ok ||
+    cleaned.value === null ||
+    typeof cleaned.value !== 'object' ||
+    Array.isArray(cleaned.value)
+  ) {
     throw new Error(`${what} must be a JSON Schema object made of plain JSON`)
   }
   return cleaned.value as JsonObject

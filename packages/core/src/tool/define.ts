@@ -88,10 +88,14 @@ export function checkDefinition(definition: ToolDefinition<unknown, unknown>): v
     )
   }
   if (typeof definition.description !== 'string' || definition.description.trim() === '') {
-    throw new ToolDefinitionError(`Tool "${name}" needs a non-empty description: it is all the model knows of it`)
+    throw new ToolDefinitionError(
+      `Tool "${name}" needs a non-empty description: it is all the model knows of it`,
+    )
   }
   if (typeof definition.parameters !== 'object' || definition.parameters === null) {
-    throw new ToolDefinitionError(`Tool "${name}" needs a parameters schema (a Standard Schema or JSON Schema)`)
+    throw new ToolDefinitionError(
+      `Tool "${name}" needs a parameters schema (a Standard Schema or JSON Schema)`,
+    )
   }
   const output = definition.output as Partial<ToolOutputDefinition<unknown, unknown>> | undefined
   if (!output || typeof output !== 'object' || !output.schema || typeof output.render !== 'function') {
@@ -110,7 +114,9 @@ export function checkDefinition(definition: ToolDefinition<unknown, unknown>): v
   }
   const interrupt = definition.interruptBehavior
   if (interrupt !== undefined && interrupt !== 'cancel' && interrupt !== 'block') {
-    throw new ToolDefinitionError(`Tool "${name}" has interruptBehavior ${String(interrupt)}: use 'cancel' or 'block'`)
+    throw new ToolDefinitionError(
+      `Tool "${name}" has interruptBehavior ${String(interrupt)}: use 'cancel' or 'block'`,
+    )
   }
 }
 

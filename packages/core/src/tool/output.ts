@@ -23,6 +23,8 @@ export function jsonOutput<S extends SchemaInput, Args = unknown>(
 ): ToolOutputDefinition<Args, InferSchema<S>> {
   return {
     schema,
-    render: (_args, value): readonly ContentBlock[] => [{ type: 'text', text: stringifyJson(value as JsonValue, 2) }],
+    render: (_args, value): readonly ContentBlock[] => [
+      { type: 'text', text: stringifyJson(value as JsonValue, 2) },
+    ],
   }
 }
