@@ -51,6 +51,11 @@ export interface ToolRunContext extends ToolExecution {
   deferContext(message: ContextMessage): void
   /** Mark this (successful) result as the last step of the turn. */
   concludeTurn(): void
+  /**
+   * A token for sub-calls this body dispatches (`runtime.execute({ ..., parent })`). The runtime
+   * honours it only while this execution is running: it cannot be forged or reused later.
+   */
+  parentToken(): ParentToken
   /** Background jobs (seed 001 §6.11). */
   readonly jobs: JobsService
   /** Emit a tool-owned session event (`fs/observed`, `todo/write`, ...). Payload must be lossless JSON. */

@@ -62,6 +62,9 @@ function execFor(
     token: Symbol('call-1'),
     deferContext() {},
     concludeTurn() {},
+    parentToken() {
+      throw new Error('job tools dispatch no sub-calls')
+    },
     jobs,
     emit() {},
   }

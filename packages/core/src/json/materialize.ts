@@ -99,7 +99,8 @@ function copyFast(
     if (kind !== 'array' && kind !== 'object') {
       throw new Problem([...keys], `is ${kind}, not a plain object or array; convert it to plain JSON first`)
     }
-    if (!trusted && Object.getOwnPropertySymbols(source).length > 0) {
+    // Symbol keys would be dropped silently; a validator's fresh output (adopt) never has them.
+    if (mode === false && Object.getOwnPropertySymbols(source).length > 0) {
       throw new Problem([...keys], 'has symbol keys, which JSON cannot represent')
     }
     if (kind === 'object') names = Object.keys(source)

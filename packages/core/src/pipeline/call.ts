@@ -25,32 +25,34 @@ export async function runCall(
   call: ToolCall,
   options: CallOptions = {},
 ): Promise<SettledCall> {
-  const startedAt = Date.now()
   const t0 = performance.now()
+  const startedAt = Math.round(performance.timeOrigin + t0)
   const prepared = options.prepared ?? prepareCall(host.registry, call, (p) => host.live.has(p.token))
   const name = String(call.name)
   const callId = String(call.callId)
 
-  host.session.appendTrusted('tool/call', {
-    callId,
-    name,
-    ...(call.agent === undefined ? {} : { agent: call.agent }),
-    ...(call.parent === undefined
-      ? {}
-      : { parentCallId: call.parent.callId, rootCallId: call.parent.rootCallId }),
-    ...prepared.logged,
-  })
+  // Built by assignment (no conditional spreads): this is the per-call hot path.
+  const logged: Record<string, JsonValue> = { callId, name }
+  if (call.agent !== undefined) logged.agent = call.agent
+  if (call.parent !== undefined) {
+    logged.parentCallId = call.parent.callId
+    logged.rootCallId = call.parent.rootCallId
+  }
+  if ('arguments' in prepared.logged) logged.arguments = prepared.logged.arguments
+  else logged.argumentsText = prepared.logged.argumentsText
+  host.session.appendTrusted('tool/call', logged)
 
   const signal = linkSignals(call.signal, options.signal)
-  const exec: ToolExecution = Object.freeze({
+  const draft: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
     callId,
     name,
     arguments: prepared.args,
-    ...(call.agent === undefined ? {} : { agent: call.agent }),
-    ...(call.parent === undefined ? {} : { parent: call.parent }),
     signal: signal.signal,
-    token: Symbol(callId),
-  })
+    token: Symbol(),
+  }
+  if (call.agent !== undefined) draft.agent = call.agent
+  if (call.parent !== undefined) draft.parent = call.parent
+  const exec: ToolExecution = Object.freeze(draft)
   const definition = prepared.tool?.definition as CallState['definition']
   const state: CallState = {
     host,
@@ -63,8 +65,8 @@ export async function runCall(
     contexts: [],
     concluded: false,
     bodyStarted: false,
+    parentOf: false,
   }
-  host.live.set(exec.token, exec)
   try {
     const candidate = await journey(state, prepared, options)
     return { result: finalizeResult(state, candidate, startedAt, t0), exec }
@@ -73,7 +75,7 @@ export async function runCall(
     const failure = failures.exception(name, 'the pipeline', describeThrown(error))
     return { result: finalizeResult(state, failureCandidate(failure), startedAt, t0), exec }
   } finally {
-    host.live.delete(exec.token)
+    if (state.parentOf) host.live.delete(exec.token)
     signal.dispose()
   }
 }

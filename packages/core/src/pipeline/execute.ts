@@ -175,6 +175,15 @@ function runContext(state: CallState, view: ToolExecution, signal: AbortSignal):
     concludeTurn() {
       state.concluded = true
     },
+    parentToken() {
+      // Sub-calls (Code Mode) name this execution as their parent; it is valid while it runs.
+      if (!state.parentOf) {
+        state.parentOf = true
+        host.live.set(exec.token, exec)
+      }
+      const root = exec.parent?.rootCallId ?? exec.callId
+      return Object.freeze({ token: exec.token, callId: exec.callId, rootCallId: root })
+    },
     emit(type: string, payload: JsonObject) {
       host.session.append(type, { callId: exec.callId, ...payload })
     },

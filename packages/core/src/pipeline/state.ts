@@ -13,7 +13,7 @@ export interface PipelineHost {
   readonly jobs: JobsService
   /** How long a body (or async listener) that ignores its abort signal is waited for. */
   readonly graceMs: number
-  /** Executions currently running, by token: parent tokens are only valid while live. */
+  /** Executions that handed out a parent token and are still running: only these are valid parents. */
   readonly live: Map<symbol, ToolExecution>
   trackOrphan(exec: ToolExecution, stage: string, promise: Promise<unknown>): void
   reportListenerError(stage: string, callId: string, error: unknown): void
@@ -45,6 +45,8 @@ export interface CallState {
   readonly contexts: ContextMessage[]
   concluded: boolean
   bodyStarted: boolean
+  /** Set once the body asked for a parent token: the execution is live until it settles. */
+  parentOf: boolean
 }
 
 /** A stage either lets the call go on, or ends it with a failure (final: post-execute skipped). */

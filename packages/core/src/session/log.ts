@@ -58,10 +58,13 @@ export function createSessionLog(sink: SessionSink = memorySink()): RuntimeSessi
   let seq = 0
   const appendTrusted = (type: SessionEventType, payload: JsonObject): SessionEvent => {
     seq++
-    const { seq: _seq, type: _type, ...rest } = payload
-    const event = Object.freeze({ seq, type, ...rest }) as SessionEvent
-    sink.write(event)
-    return event
+    // A plain key copy (measured faster than spread or Object.assign here): this runs twice per
+    // call. seq and type always win.
+    const event: Record<string, JsonValue> = { seq, type }
+    for (const key in payload) if (key !== 'seq' && key !== 'type') event[key] = payload[key]!
+    Object.freeze(event)
+    sink.write(event as unknown as SessionEvent)
+    return event as unknown as SessionEvent
   }
   return {
     append(type, payload) {
