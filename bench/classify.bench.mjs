@@ -1,38 +1,43 @@
-// classifyCommand throughput and memory (DESIGN.md §7: >= 50,000 commands/s; memory flat over 1e6
-// calls). Baselines measured in the same run: the bare tree-sitter parse (parse + tree.delete()),
-// which bounds what any tree-sitter-based classifier can reach on this machine.
+// classifyCommand throughput and memory (issue 4 §1 and DESIGN.md §7: >= 50,000 commands/s;
+// memory flat over 1e6 calls). Baselines measured in the same run: the bare tree-sitter parse
+// (parse + tree.delete()), which bounds any classifier that parses every command with tree-sitter,
+// and the tree-sitter path alone (no fast path).
 // Run: npx tsc -b packages/policy && node --expose-gc bench/classify.bench.mjs
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { classifyCommand, classifyUncached, clearClassifyCache, initShellParser } from '@toolgate/policy'
+import tsBlankSpace from 'ts-blank-space'
 import { Language, Parser } from 'web-tree-sitter'
+// Package internals (same module instances as '@toolgate/policy': node resolves the workspace link).
+import { classifyWithTreeSitter } from '../packages/policy/dist/shell/classify.js'
+import { fastParse } from '../packages/policy/dist/shell/fast-parse.js'
 
 const TARGET = 50_000
 const RUNS = 5
 const N = 20_000
 
-// Realistic mixed commands of an agent session (reads, searches, git, pipelines, some writes).
-const COMMANDS = [
-  'ls -la',
-  'git status',
-  'git log --oneline -n 10',
-  'git diff --stat',
-  'cat package.json',
-  'rg -n "classifyCommand" packages',
-  'grep -rn TODO src --include=*.ts',
-  'head -n 50 src/index.ts',
-  'find . -name "*.ts" -not -path "*/node_modules/*" | wc -l',
+// The test corpora (TypeScript without imports: strip the types and import the module as data).
+const corpusTs = readFileSync(new URL('../packages/policy/test/shell-corpus.ts', import.meta.url), 'utf8')
+const { READ_ONLY, UNSAFE } = await import(
+  `data:text/javascript;base64,${Buffer.from(tsBlankSpace(corpusTs)).toString('base64')}`
+)
+
+// Commands of an agent session that change things (builds, writes, installs).
+const WRITING = [
   'npm test',
   'npm run build 2>&1 | tail -20',
-  'cat file.txt 2>&1 | head',
-  'jq -r ".dependencies | keys[]" package.json',
-  'sed -n "1,40p" src/shell/walk.ts',
-  'git show HEAD --stat',
   'mkdir -p build && cp -r src build/',
   'echo "done" > status.txt',
-  'sort names.txt | uniq -c | sort -rn | head',
-  'cd packages/policy && ls',
   'rm -rf dist',
+  'git add -A && git commit -m "fix: handle empty input"',
+  'npx tsc -b',
+  'sed -i "s/foo/bar/g" src/index.ts',
+  'git checkout -b feature/x',
+  'npm install',
 ]
+// Realistic mix: every everyday read-only command, the writing ones, and every 10th adversarial one.
+const MIXED = [...READ_ONLY, ...WRITING, ...UNSAFE.filter((_, i) => i % 10 === 0)]
+const ADVERSARIAL = UNSAFE
 
 await initShellParser()
 const require = createRequire(import.meta.url)
@@ -42,36 +47,56 @@ parser.setLanguage(await Language.load(require.resolve('tree-sitter-bash/tree-si
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const fmt = (n) => Math.round(n).toLocaleString('en-US')
+const vsTarget = (r) => `${(r / TARGET).toFixed(2)}x target ${fmt(TARGET)}`
 
-function rate(fn) {
+function rate(fn, corpus) {
   const rates = []
   for (let r = 0; r < RUNS; r++) {
     const t0 = performance.now()
-    for (let i = 0; i < N; i++) fn(COMMANDS[i % COMMANDS.length])
+    for (let i = 0; i < N; i++) fn(corpus[i % corpus.length])
     rates.push(N / ((performance.now() - t0) / 1000))
   }
   return median(rates)
 }
 
-// warm up
-for (let i = 0; i < 5_000; i++) classifyUncached(COMMANDS[i % COMMANDS.length])
+// warm up every path
+for (let i = 0; i < 5_000; i++) {
+  const c = MIXED[i % MIXED.length]
+  classifyUncached(c)
+  classifyWithTreeSitter(c)
+  parser.parse(c).delete()
+}
 
-const parseOnly = rate((c) => parser.parse(c).delete())
-const uncached = rate((c) => classifyUncached(c))
-const cached = rate((c) => classifyCommand(c))
+const share = (corpus) => corpus.filter((c) => fastParse(c) !== undefined).length
+const mixedFast = share(MIXED)
+const parseOnly = rate((c) => parser.parse(c).delete(), MIXED)
+const treeOnly = rate((c) => classifyWithTreeSitter(c), MIXED)
+const uncached = rate((c) => classifyUncached(c), MIXED)
+const adversarial = rate((c) => classifyUncached(c), ADVERSARIAL)
+const cached = rate((c) => classifyCommand(c), MIXED.slice(0, 500))
 
+const corpusDesc = `${MIXED.length} commands: ${READ_ONLY.length} everyday read-only, ${WRITING.length} writing, ${MIXED.length - READ_ONLY.length - WRITING.length} adversarial`
 console.log(
-  `tree-sitter parse+delete baseline: ${fmt(parseOnly)} cmd/s median of ${RUNS} runs (${(parseOnly / TARGET).toFixed(2)}x target ${fmt(TARGET)})`,
+  `fast-path share of the mixed corpus (${corpusDesc}): ${mixedFast}/${MIXED.length} = ${((100 * mixedFast) / MIXED.length).toFixed(1)}% (read-only corpus ${share(READ_ONLY)}/${READ_ONLY.length}, adversarial ${share(ADVERSARIAL)}/${ADVERSARIAL.length}); baseline: 0% before the fast path`,
 )
 console.log(
-  `classifyCommand uncached throughput: ${fmt(uncached)} cmd/s median of ${RUNS} runs (${(uncached / TARGET).toFixed(2)}x target ${fmt(TARGET)}; ${(uncached / parseOnly).toFixed(2)}x the parse-only baseline)`,
+  `tree-sitter parse+delete baseline (mixed corpus): ${fmt(parseOnly)} cmd/s median of ${RUNS} runs (${vsTarget(parseOnly)})`,
 )
 console.log(
-  `classifyCommand LRU-cached throughput (20 distinct commands): ${fmt(cached)} cmd/s median of ${RUNS} runs (${(cached / TARGET).toFixed(2)}x target ${fmt(TARGET)}; ${(cached / uncached).toFixed(1)}x uncached)`,
+  `classify via tree-sitter only, uncached (mixed corpus): ${fmt(treeOnly)} cmd/s median of ${RUNS} runs (${vsTarget(treeOnly)}; ${(treeOnly / parseOnly).toFixed(2)}x the parse-only baseline)`,
+)
+console.log(
+  `classifyCommand uncached throughput (mixed corpus, fast path + tree-sitter): ${fmt(uncached)} cmd/s median of ${RUNS} runs (${vsTarget(uncached)}; ${(uncached / treeOnly).toFixed(2)}x tree-sitter only, ${(uncached / parseOnly).toFixed(2)}x the parse-only baseline)`,
+)
+console.log(
+  `classifyCommand uncached throughput (adversarial corpus only, ${ADVERSARIAL.length} commands, worst case): ${fmt(adversarial)} cmd/s median of ${RUNS} runs (${vsTarget(adversarial)}; ${(adversarial / parseOnly).toFixed(2)}x the parse-only baseline)`,
+)
+console.log(
+  `classifyCommand LRU-cached throughput (500 distinct commands): ${fmt(cached)} cmd/s median of ${RUNS} runs (${vsTarget(cached)}; ${(cached / uncached).toFixed(1)}x uncached)`,
 )
 
-// Memory: heap and WASM-backed RSS after GC, before and after 1e6 calls (uncached: every call
-// parses and frees a tree; a leaked tree would grow RSS).
+// Memory: heap and WASM-backed RSS after GC, before and after 1e6 calls (uncached: every call that
+// delegates parses and frees a tree; a leaked tree would grow RSS).
 const CALLS = Number(process.env.CLASSIFY_BENCH_CALLS ?? 1_000_000)
 const gc = globalThis.gc
 if (gc === undefined) {
@@ -83,7 +108,7 @@ if (gc === undefined) {
   const rss0 = process.memoryUsage().rss
   const checkpoints = []
   for (let q = 0; q < 4; q++) {
-    for (let i = 0; i < CALLS / 4; i++) classifyUncached(COMMANDS[i % COMMANDS.length])
+    for (let i = 0; i < CALLS / 4; i++) classifyUncached(MIXED[i % MIXED.length])
     gc()
     checkpoints.push(process.memoryUsage().rss)
   }
@@ -91,6 +116,6 @@ if (gc === undefined) {
   const rss1 = process.memoryUsage().rss
   const mb = (b) => (b / 1024 / 1024).toFixed(1)
   console.log(
-    `classifyCommand memory over ${fmt(CALLS)} uncached calls: heap ${mb(heap0)} -> ${mb(heap1)} MB after GC (growth ${mb(heap1 - heap0)} MB), rss ${mb(rss0)} -> ${mb(rss1)} MB (growth ${mb(rss1 - rss0)} MB; rss at each quarter ${checkpoints.map(mb).join(' / ')} MB: growth in the last 3 quarters ${mb(checkpoints[3] - checkpoints[0])} MB; baseline: 0)`,
+    `classifyCommand memory over ${fmt(CALLS)} uncached calls (mixed corpus): heap ${mb(heap0)} -> ${mb(heap1)} MB after GC (growth ${mb(heap1 - heap0)} MB), rss ${mb(rss0)} -> ${mb(rss1)} MB (growth ${mb(rss1 - rss0)} MB; rss at each quarter ${checkpoints.map(mb).join(' / ')} MB: growth in the last 3 quarters ${mb(checkpoints[3] - checkpoints[0])} MB; baseline: 0)`,
   )
 }

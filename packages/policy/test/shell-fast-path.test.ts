@@ -184,12 +184,16 @@ const ARGS = [
   '+',
 ]
 
+// `~` is literal inside a word, but not at its start or after `=`/`:` (tilde expansion).
+const TILDE_WORDS = ['HEAD~1', 'HEAD~2', 'a~b', 'x~', 'a=~x', 'a:~', '~', '~/x', 'a~~', '-~', '--x=~/y']
 const unquoted = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom(...ARGS.filter((a) => [...a].every((c) => WORD_CHARS.includes(c)))),
   },
   { weight: 2, arbitrary: chars(WORD_CHARS, 1, 8) },
+  fc.constantFrom(...TILDE_WORDS),
+  chars(`${WORD_CHARS}~~~`, 1, 6),
 )
 const singleQuoted = fc.oneof(
   fc.constantFrom(...ARGS).map((a) => `'${a.replaceAll("'", '')}'`),
@@ -210,7 +214,18 @@ const commandName = fc.oneof(
   word,
 )
 const blank = fc.constantFrom(' ', ' ', ' ', '  ', '\t')
-const redirect = fc.constantFrom('2>&1', '1>&2', '>&2', '>/dev/null', '2>/dev/null', '&>/dev/null')
+const redirect = fc.constantFrom(
+  '2>&1',
+  '1>&2',
+  '>&2',
+  '>/dev/null',
+  '2>/dev/null',
+  '1>/dev/null',
+  '&>/dev/null',
+  '> /dev/null',
+  '2>  /dev/null',
+  '&>\t/dev/null',
+)
 const simpleCommand = fc
   .tuple(
     commandName,
@@ -331,6 +346,14 @@ describe('fast parser: exact parses', () => {
       redirects: [],
     })
     expect(fastParse('ls&&cat a||wc')?.operators).toEqual(['&&', '||'])
+    expect(fastParse('git diff HEAD~1 2>  /dev/null')?.commands[0]).toStrictEqual({
+      text: 'git diff HEAD~1 2>  /dev/null',
+      canonical: 'git diff HEAD~1 2>  /dev/null',
+      words: ['git', 'diff', 'HEAD~1'].map((value) => ({ kind: 'static', value })),
+      redirects: [
+        { kind: 'file', op: '>', targets: [{ kind: 'static', value: '/dev/null' }], text: '2>  /dev/null' },
+      ],
+    })
   })
 
   test.each([
@@ -345,9 +368,16 @@ describe('fast parser: exact parses', () => {
     ['ls [ab]', 'glob ['],
     ['echo {a,b}', 'brace'],
     ['ls ~', 'tilde'],
+    ['ls ~/x', 'tilde at the start of a word'],
+    ['ls --x=~/y', 'tilde after ='],
+    ['ls a:~', 'tilde after :'],
+    ['a~b x', 'tilde in command position'],
+    ['ls >/dev/null2', 'redirect target not /dev/null'],
+    ['ls > /dev/nul', 'redirect target not /dev/null'],
     ['ls # c', 'comment'],
     ['(ls)', 'subshell'],
     ['ls > out', 'writing redirect'],
+    ['ls >> /dev/null', 'append redirect'],
     ['ls >out', 'writing redirect, no blank'],
     ['ls 2>/dev/nullx', 'redirect not a whole token'],
     ['ls >/dev/null -la', 'word after a redirect'],

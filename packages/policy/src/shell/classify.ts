@@ -103,25 +103,26 @@ function build(st: WalkState): CommandClassification {
   const first = st.problems[0]
   if (first === undefined) {
     if (commands.length === 0) return unsure('no command found')
-    const names = [...new Set(commands.map((c) => c.program ?? '?'))].join(', ')
     return Object.freeze({
       readOnly: true,
-      reason: commands.length === 1 ? commands[0]!.reason : `every command only reads (${names})`,
+      reason:
+        commands.length === 1 ? commands[0]!.reason : `every command only reads (${programNames(commands)})`,
       commands,
-      writes: Object.freeze([]) as readonly [],
+      writes: NO_WRITES,
     })
   }
   const unsureAny = st.problems.some((p) => p.unsure)
   // Unsure only when no part is known to write: a known write is the stronger statement.
   const knownBad = st.problems.some((p) => !p.unsure)
-  return Object.freeze({
-    readOnly: false,
-    reason: first.reason,
-    commands,
-    writes: Object.freeze([...new Set(st.writes)]),
-    ...(unsureAny && !knownBad ? { unsure: true as const } : {}),
-  })
+  const writes = st.writes.length === 0 ? NO_WRITES : Object.freeze([...new Set(st.writes)])
+  return Object.freeze(
+    unsureAny && !knownBad
+      ? { readOnly: false, reason: first.reason, commands, writes, unsure: true }
+      : { readOnly: false, reason: first.reason, commands, writes },
+  )
 }
+
+const NO_WRITES = Object.freeze([]) as readonly []
 
 /**
  * `cd elsewhere && git status` may use another repository's configuration, which can name a pager
@@ -163,6 +164,10 @@ function unsure(reason: string): CommandClassification {
     writes: Object.freeze([]),
     unsure: true,
   })
+}
+
+function programNames(commands: readonly SimpleCommandInfo[]): string {
+  return [...new Set(commands.map((c) => c.program ?? '?'))].join(', ')
 }
 
 function deepFreeze(commands: SimpleCommandInfo[]): readonly SimpleCommandInfo[] {

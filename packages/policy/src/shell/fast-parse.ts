@@ -16,13 +16,14 @@ import type { Word } from './types.js'
  *                                                  on the first command of a statement: tree-sitter
  *                                                  attaches those of `a | b 2>&1` to the chain)
  *   word     := part+                             (adjacent parts concatenate, as in bash)
- *   part     := [A-Za-z0-9_./:=,+@%^-]+            (unquoted; nothing in it expands in bash)
+ *   part     := [A-Za-z0-9_./:=,+@%^-]+            (unquoted; nothing in it expands in bash;
+ *                                                  also `~` inside a run, not after `=`/`:`)
  *             | "'" [printable ASCII except ']* "'"             (literal)
  *             | '"' [printable ASCII except " $ ` \ !]* '"'    (nothing in it expands: literal)
- *   redirect := '2>&1' | '1>&2' | '>&2' | '>/dev/null' | '2>/dev/null' | '&>/dev/null'
+ *   redirect := '2>&1' | '1>&2' | '>&2' | ('>' | '1>' | '2>' | '&>') blank* '/dev/null'
  *               (whole tokens: followed by a blank, the end, '|', ';' or '&&')
  *
- * Everything else delegates: `$`, backquotes, backslashes, globs (`* ? [ ]`), braces, `~`, `#`,
+ * Everything else delegates: `$`, backquotes, backslashes, globs (`* ? [ ]`), braces, `~` (but see above), `#`,
  * parentheses, other redirects (`>`, `<`, `>>`, heredocs), `&` alone, `|&`, `;;`, newlines, any
  * control character, any non-ASCII character, an empty command, a redirect before or between
  * words or after a bare `-` word, and in command position: a word holding `=` (an assignment or something tree-sitter may
@@ -56,6 +57,7 @@ enum Ch {
   SingleQuote = 39,
   Plus = 43,
   Dash = 45,
+  Colon = 58,
   Equals = 61,
   At = 64,
   Backslash = 92,
@@ -130,14 +132,23 @@ const dup = (text: string, op: string, target: string): RedirectToken => ({
   }),
 })
 
+const DEV_NULL: readonly Word[] = Object.freeze([{ kind: 'static' as const, value: '/dev/null' }])
+
 // As tree-sitter-bash reads them: descriptor (if any), operator, destination.
-const REDIRECTS: readonly RedirectToken[] = [
+const DUPLICATIONS: readonly RedirectToken[] = [
   dup('2>&1', '>&', '1'),
   dup('1>&2', '>&', '2'),
   dup('>&2', '>&', '2'),
-  dup('2>/dev/null', '>', '/dev/null'),
-  dup('>/dev/null', '>', '/dev/null'),
-  dup('&>/dev/null', '&>', '/dev/null'),
+]
+const TO_DEV_NULL: readonly {
+  readonly prefix: string
+  readonly op: string
+  readonly token: RedirectToken
+}[] = [
+  { prefix: '2>', op: '>', token: dup('2>/dev/null', '>', '/dev/null') },
+  { prefix: '1>', op: '>', token: dup('1>/dev/null', '>', '/dev/null') },
+  { prefix: '&>', op: '&>', token: dup('&>/dev/null', '&>', '/dev/null') },
+  { prefix: '>', op: '>', token: dup('>/dev/null', '>', '/dev/null') },
 ]
 
 /** Parse `command` if it is inside the subset; `undefined` means "delegate to tree-sitter". */
@@ -218,8 +229,21 @@ export function fastParse(command: string): FastParse | undefined {
         const from = i
         while (i < n) {
           const k = command.charCodeAt(i)
-          if (k >= 128 || WORD_CHAR[k] !== 1) break
-          i++
+          if (k < 128 && WORD_CHAR[k] === 1) {
+            i++
+            continue
+          }
+          // `~` inside an unquoted run (`HEAD~1`) is literal in bash: tilde expansion applies only
+          // at the start of a word and after `=` or `:` of an assignment (bash also expands
+          // `--opt=~/x` in arguments), so it is accepted only after another run character.
+          if (k === Ch.Tilde && words.length > 0 && i > from) {
+            const prev = command.charCodeAt(i - 1)
+            if (prev !== Ch.Equals && prev !== Ch.Colon) {
+              i++
+              continue
+            }
+          }
+          break
         }
         // `==`/`=~` start special argument forms in tree-sitter-bash; `=x` is rare: delegate.
         if (command.charCodeAt(from) === Ch.Equals) return undefined
@@ -279,14 +303,26 @@ function hasNameBreaker(command: string, from: number, to: number): boolean {
 function matchRedirect(command: string, i: number, c: number): RedirectToken | undefined {
   // Every redirect token starts with one of `2 1 > &`.
   if (c !== 50 && c !== 49 && c !== 62 && c !== Ch.Amp) return undefined
-  for (const r of REDIRECTS) {
-    if (!command.startsWith(r.text, i)) continue
-    const after = i + r.text.length
-    if (after >= command.length) return r
-    const d = command.charCodeAt(after)
-    if (d === Ch.Space || d === Ch.Tab || d === Ch.Pipe || d === Ch.Semicolon) return r
-    if (d === Ch.Amp && command.charCodeAt(after + 1) === Ch.Amp) return r
-    return undefined
+  for (const r of DUPLICATIONS) {
+    if (command.startsWith(r.text, i)) return endsToken(command, i + r.text.length) ? r : undefined
+  }
+  for (const op of TO_DEV_NULL) {
+    if (!command.startsWith(op.prefix, i)) continue
+    // `> /dev/null`: tree-sitter-bash reads the blanks as part of the redirect, as bash does.
+    let j = i + op.prefix.length
+    while (command.charCodeAt(j) === Ch.Space || command.charCodeAt(j) === Ch.Tab) j++
+    if (!command.startsWith('/dev/null', j) || !endsToken(command, j + 9)) return undefined
+    const text = command.slice(i, j + 9)
+    if (text.length === op.prefix.length + 9) return op.token
+    return { text, ir: { kind: 'file', op: op.op, targets: DEV_NULL, text } }
   }
   return undefined
+}
+
+/** A redirect token ends at the end, a blank, `|`, `;` or `&&` (not `&`, `>`, a quote ...). */
+function endsToken(command: string, at: number): boolean {
+  if (at >= command.length) return true
+  const d = command.charCodeAt(at)
+  if (d === Ch.Space || d === Ch.Tab || d === Ch.Pipe || d === Ch.Semicolon) return true
+  return d === Ch.Amp && command.charCodeAt(at + 1) === Ch.Amp
 }

@@ -175,16 +175,18 @@ export function recordSimpleCommand(ir: SimpleCommandIR, st: WalkState): void {
     (red.problem !== undefined && red.unsure && verdict.readOnly)
   if (!readOnly) st.problems.push({ reason, unsure })
   for (const w of writes) st.writes.push(w)
-  const info: SimpleCommandInfo = {
+  // Properties are added in a fixed order (text, canonical, argv?, program?, subcommand?, readOnly,
+  // reason, writes) without object spreads, which are slow on this hot path.
+  const info: { -readonly [K in keyof SimpleCommandInfo]: SimpleCommandInfo[K] } = {
     text: ir.text,
     canonical: ir.canonical,
-    ...(argv !== undefined ? { argv } : {}),
-    ...(program !== undefined ? { program } : {}),
-    ...(verdict.subcommand !== undefined ? { subcommand: verdict.subcommand } : {}),
-    readOnly,
-    reason,
-    writes,
-  }
+  } as SimpleCommandInfo
+  if (argv !== undefined) info.argv = argv
+  if (program !== undefined) info.program = program
+  if (verdict.subcommand !== undefined) info.subcommand = verdict.subcommand
+  info.readOnly = readOnly
+  info.reason = reason
+  info.writes = writes
   st.commands.push(info)
 }
 
