@@ -35,6 +35,7 @@ export type {
   Runtime,
   RuntimeOptions,
   ScopeContext,
+  ToolDescriptor,
 } from './runtime.js'
 export { batchContexts, createRuntime } from './runtime.js'
 export type { BatchOptions } from './scheduler/batch.js'

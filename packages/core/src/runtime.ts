@@ -89,10 +89,26 @@ export interface DisposeReport {
   readonly pendingOrphans: readonly { readonly callId: string; readonly stage: string }[]
 }
 
+/** Host-side description of a tool (never sent to a model as is): for SDK typings and UIs. */
+export interface ToolDescriptor {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonObject
+  readonly output: JsonObject
+  readonly definition: AnyToolDefinition
+}
+
 export interface Runtime extends ScopeContext {
   use(plugin: Plugin): Disposable
   agent(id: string): AgentScope
   schemas(agent?: string): readonly ToolSchema[]
+  /** The definition a name resolves to for an agent (UI cards call presentCall/presentResult). */
+  tool(name: string, agent?: string): AnyToolDefinition | undefined
+  /**
+   * Tools a program may call on behalf of an agent (restrictions applied, Code Mode's own
+   * visibility filter ignored since sub-calls carry a parent), sorted by name.
+   */
+  toolDescriptors(agent?: string, options?: { exclude?: readonly string[] }): readonly ToolDescriptor[]
   mode(call: ToolCall): ToolExecutionMode
   execute(call: ToolCall): Promise<ToolResult>
   executeBatch(calls: readonly ToolCall[], options?: BatchOptions): Promise<ToolResult[]>
@@ -237,6 +253,23 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     use: (plugin) => use(plugin, undefined),
     agent: (id) => ({ id, ...scope(id, identity), use: (plugin: Plugin) => use(plugin, id) }),
     schemas: (agent) => registry.schemas(agent),
+    tool: (name, agent) => registry.view(agent).tools.get(name)?.definition,
+    toolDescriptors(agent, descriptorOptions) {
+      const view = registry.view(agent)
+      const exclude = new Set(descriptorOptions?.exclude ?? [])
+      return [...view.tools.values()]
+        .filter((t) => !exclude.has(t.name) && registry.restricted(view, t.name) === false)
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map((t) =>
+          Object.freeze({
+            name: t.name,
+            description: t.definition.description,
+            parameters: t.parameters.jsonSchema,
+            output: t.output.jsonSchema,
+            definition: t.definition,
+          }),
+        )
+    },
     mode,
     async execute(call) {
       const settled = await run(call, {})

@@ -23,6 +23,7 @@ describe('core README', () => {
       failures.timeout('bash', 120000),
       failures.blocked(),
     ]
-    for (const f of samples) expect(readme).toContain(squash(`| \`${f.kind}\` | \`${f.code}\` | ${f.message} |`))
+    for (const f of samples)
+      expect(readme).toContain(squash(`| \`${f.kind}\` | \`${f.code}\` | ${f.message} |`))
   })
 })

@@ -213,3 +213,70 @@ describe('session log', () => {
     )
   })
 })
+
+describe('parent tokens and tool descriptors', () => {
+  it('a parent token is honoured only while the execution that issued it runs', async () => {
+    const { z } = await import('zod')
+    const runtime = createRuntime()
+    const seenParents: unknown[] = []
+    let stale: import('../src/index.js').ParentToken | undefined
+    runtime.register(
+      defineTool({
+        name: 'child',
+        description: 'Child.',
+        parameters: z.object({}),
+        output: textOutput(),
+        execute: (_a, exec) => {
+          seenParents.push(exec.parent?.callId ?? null)
+          return 'child'
+        },
+      }),
+    )
+    runtime.register(
+      defineTool({
+        name: 'outer',
+        description: 'Outer.',
+        parameters: z.object({}),
+        output: textOutput(),
+        execute: async (_a, exec) => {
+          const parent = exec.parentToken()
+          stale = parent
+          await runtime.execute({ callId: `${exec.callId}:code:1`, name: 'child', arguments: {}, parent })
+          return 'outer'
+        },
+      }),
+    )
+    await runtime.execute({ callId: 'o1', name: 'outer', arguments: {} })
+    // After `outer` settled its token is stale; a forged one never counted.
+    await runtime.execute({ callId: 'late', name: 'child', arguments: {}, parent: stale })
+    await runtime.execute({
+      callId: 'forged',
+      name: 'child',
+      arguments: {},
+      parent: { token: Symbol('x'), callId: 'o1', rootCallId: 'o1' },
+    })
+    expect(seenParents).toEqual(['o1', null, null])
+    const logged = runtime.session.events().filter((e) => e.type === 'tool/call')
+    expect(logged.map((e) => e.parentCallId ?? null)).toEqual([null, 'o1', null, null])
+    expect(logged[1]?.rootCallId).toBe('o1')
+  })
+
+  it('describes the tools a program may call, with output schemas, restrictions applied', () => {
+    const runtime = createRuntime()
+    runtime.register(defineTool({ ...base, name: 'b_tool' }))
+    runtime.register(
+      defineTool({ ...base, name: 'a_tool', output: jsonOutput({ type: 'object', properties: {} }) }),
+    )
+    runtime.register(defineTool({ ...base, name: 'run_code' }))
+    runtime.agent('limited').restrict({ deny: ['b_tool'] })
+    expect(
+      runtime.toolDescriptors(undefined, { exclude: ['run_code'] }).map((d) => [d.name, d.output]),
+    ).toEqual([
+      ['a_tool', { type: 'object', properties: {} }],
+      ['b_tool', { type: 'string' }],
+    ])
+    expect(runtime.toolDescriptors('limited').map((d) => d.name)).toEqual(['a_tool', 'run_code'])
+    expect(runtime.tool('a_tool')?.name).toBe('a_tool')
+    expect(runtime.tool('missing')).toBe(undefined)
+  })
+})

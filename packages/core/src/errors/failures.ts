@@ -102,7 +102,8 @@ export const failures = {
       'INVALID_TOOL_OUTPUT',
       `The ${name} tool produced an invalid result (${detail}). This is a bug in the tool, not in your arguments; you may retry once, then report the problem.`,
     ),
-  toolError: (message: string, info?: ErrorInfo) => failure('tool_error', 'TOOL_ERROR', message, info),
+  toolError: (message: string, info?: ErrorInfo, code = 'TOOL_ERROR') =>
+    failure('tool_error', code, message, info),
 } as const
 
 /** One-line text of any thrown value, for failure details (never a stack trace). */

@@ -8,9 +8,12 @@ import type { ErrorInfo } from '../types.js'
 export class ToolError extends Error {
   override readonly name = 'ToolError'
   readonly info?: ErrorInfo
-  constructor(message: string, options?: { info?: ErrorInfo; cause?: unknown }) {
+  /** A tool's own stable code (e.g. CODE_RUN_FAILED); default TOOL_ERROR. */
+  readonly code?: string
+  constructor(message: string, options?: { info?: ErrorInfo; code?: string; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause })
     if (options?.info !== undefined) this.info = options.info
+    if (options?.code !== undefined && /^[A-Z][A-Z0-9_]{0,63}$/.test(options.code)) this.code = options.code
   }
 }
 

@@ -34,9 +34,11 @@ export async function runCall(
   // Built by assignment (no conditional spreads): this is the per-call hot path.
   const logged: Record<string, JsonValue> = { callId, name }
   if (call.agent !== undefined) logged.agent = call.agent
-  if (call.parent !== undefined) {
-    logged.parentCallId = call.parent.callId
-    logged.rootCallId = call.parent.rootCallId
+  // Only a genuine parent token counts (a forged or stale one is treated as absent).
+  const parent = prepared.parent
+  if (parent !== undefined) {
+    logged.parentCallId = parent.callId
+    logged.rootCallId = parent.rootCallId
   }
   if ('arguments' in prepared.logged) logged.arguments = prepared.logged.arguments
   else logged.argumentsText = prepared.logged.argumentsText
@@ -51,7 +53,7 @@ export async function runCall(
     token: Symbol(),
   }
   if (call.agent !== undefined) draft.agent = call.agent
-  if (call.parent !== undefined) draft.parent = call.parent
+  if (parent !== undefined) draft.parent = parent
   const exec: ToolExecution = Object.freeze(draft)
   const definition = prepared.tool?.definition as CallState['definition']
   const state: CallState = {

@@ -131,12 +131,12 @@ export function executeFailure(state: CallState, error: unknown, timeoutMs: numb
       const byReason = failureForReason(state, error.abortReason, thrown, timeoutMs)
       if (byReason) return byReason
     }
-    if (thrown instanceof ToolError) return failures.toolError(thrown.message, thrown.info)
+    if (thrown instanceof ToolError) return failures.toolError(thrown.message, thrown.info, thrown.code)
     if (thrown instanceof DeadlineExceeded) return failures.timeout(name, thrown.timeoutMs)
     return failures.exception(name, 'tool', describeThrown(thrown))
   }
   // A wrapper returned a failure of its own making.
-  if (error instanceof ToolError) return failures.toolError(error.message, error.info)
+  if (error instanceof ToolError) return failures.toolError(error.message, error.info, error.code)
   if (error instanceof DeadlineExceeded) return failures.timeout(name, error.timeoutMs)
   return failures.exception(name, 'a tools/execute wrapper', describeThrown(error))
 }

@@ -16,6 +16,8 @@ export type Prepared = {
   readonly args: JsonValue
   /** Logged with `tool/call`: the value, or the raw text when it did not parse. */
   readonly logged: { readonly arguments: JsonValue } | { readonly argumentsText: string }
+  /** The call's parent token when it is genuine (names a running execution); else undefined. */
+  readonly parent?: ParentToken
   /** Set when lookup or materialization failed: the call ends here. */
   readonly failure?: ToolFailure
   /** Validation: the schema's output value, or a failure; a promise when the validator is async. */
@@ -51,7 +53,7 @@ export function prepareCall(
     const name = String(call.name)
     const hint = 'hint' in found ? found.hint : undefined
     const failure = failures.unknownTool(name, closestNames(name, registry.visibleNames(view, context)), hint)
-    return { view, args, logged, failure }
+    return { view, args, logged, failure, ...(parent ? { parent } : {}) }
   }
   const tool = found.tool
   if (!snapshot.ok) {
@@ -59,9 +61,9 @@ export function prepareCall(
       typeof raw === 'string'
         ? failures.invalidJson(tool.name, snapshot.problem)
         : failures.notLossless(tool.name, snapshot.path, snapshot.problem)
-    return { view, tool, args, logged, failure }
+    return { view, tool, args, logged, failure, ...(parent ? { parent } : {}) }
   }
-  const prepared: Prepared = { view, tool, args, logged }
+  const prepared: Prepared = { view, tool, args, logged, ...(parent ? { parent } : {}) }
   let result: ReturnType<RegisteredTool['parameters']['validate']>
   try {
     result = tool.parameters.validate(snapshot.value)

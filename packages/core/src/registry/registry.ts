@@ -181,6 +181,15 @@ export class Registry {
     return view
   }
 
+  /** Is `name` hidden from this view by an agent restriction (allow / deny lists)? */
+  restricted(view: AgentView, name: string): boolean {
+    for (const r of view.restrictions) {
+      if (r.allow && !r.allow.includes(name)) return true
+      if (r.deny?.includes(name)) return true
+    }
+    return false
+  }
+
   /** Is `name` visible to this call? Returns the tool, or why not (with a hint when filtered). */
   lookup(
     view: AgentView,
@@ -188,11 +197,7 @@ export class Registry {
     context: { readonly agent?: string; readonly parent?: ParentToken },
   ): { readonly tool: RegisteredTool } | { readonly tool?: undefined; readonly hint?: string } {
     const tool = view.tools.get(name)
-    if (!tool) return {}
-    for (const r of view.restrictions) {
-      if (r.allow && !r.allow.includes(name)) return {}
-      if (r.deny?.includes(name)) return {}
-    }
+    if (!tool || this.restricted(view, name)) return {}
     for (const filter of view.filters) {
       const hidden = filter(name, context)
       if (hidden) return hidden.hint === undefined ? {} : { hint: hidden.hint }
