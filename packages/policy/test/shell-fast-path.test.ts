@@ -194,6 +194,9 @@ const unquoted = fc.oneof(
   { weight: 2, arbitrary: chars(WORD_CHARS, 1, 8) },
   fc.constantFrom(...TILDE_WORDS),
   chars(`${WORD_CHARS}~~~`, 1, 6),
+  // Globs: accepted in arguments (the word is then dynamic, exactly as in the tree path).
+  fc.constantFrom('*', '*.ts', 'src/*', '--include=*.ts', '?', 'a*b?', '**/x', '-*', 'x=*', '*~', '*=~'),
+  chars(`${WORD_CHARS}*?~`, 1, 6),
 )
 const singleQuoted = fc.oneof(
   fc.constantFrom(...ARGS).map((a) => `'${a.replaceAll("'", '')}'`),
@@ -346,6 +349,12 @@ describe('fast parser: exact parses', () => {
       redirects: [],
     })
     expect(fastParse('ls&&cat a||wc')?.operators).toEqual(['&&', '||'])
+    expect(fastParse(`wc -l "my dir"/*.ts x'y'?`)?.commands[0]?.words).toStrictEqual([
+      { kind: 'static', value: 'wc' },
+      { kind: 'static', value: '-l' },
+      { kind: 'dynamic', why: 'glob /*.ts' },
+      { kind: 'dynamic', why: 'glob ?' },
+    ])
     expect(fastParse('git diff HEAD~1 2>  /dev/null')?.commands[0]).toStrictEqual({
       text: 'git diff HEAD~1 2>  /dev/null',
       canonical: 'git diff HEAD~1 2>  /dev/null',
@@ -363,8 +372,8 @@ describe('fast parser: exact parses', () => {
     ['echo "a\\"b"', 'backslash in double quotes'],
     ['echo "hi!"', '! in double quotes'],
     ['ls \\rm', 'backslash'],
-    ['ls *.ts', 'glob'],
-    ['ls a?', 'glob ?'],
+    ['* x', 'glob in command position'],
+    ['l? x', 'glob in command position'],
     ['ls [ab]', 'glob ['],
     ['echo {a,b}', 'brace'],
     ['ls ~', 'tilde'],

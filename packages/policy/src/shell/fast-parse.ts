@@ -18,12 +18,14 @@ import type { Word } from './types.js'
  *   word     := part+                             (adjacent parts concatenate, as in bash)
  *   part     := [A-Za-z0-9_./:=,+@%^-]+            (unquoted; nothing in it expands in bash;
  *                                                  also `~` inside a run, not after `=`/`:`)
+ *             | the same with `*` or `?`           (arguments only: a glob, so the word is
+ *                                                  dynamic: `{ kind: 'dynamic', why: 'glob ...' }`)
  *             | "'" [printable ASCII except ']* "'"             (literal)
  *             | '"' [printable ASCII except " $ ` \ !]* '"'    (nothing in it expands: literal)
  *   redirect := '2>&1' | '1>&2' | '>&2' | ('>' | '1>' | '2>' | '&>') blank* '/dev/null'
  *               (whole tokens: followed by a blank, the end, '|', ';' or '&&')
  *
- * Everything else delegates: `$`, backquotes, backslashes, globs (`* ? [ ]`), braces, `~` (but see above), `#`,
+ * Everything else delegates: `$`, backquotes, backslashes, `[ ]`, globs in command position, braces, `~` (but see above), `#`,
  * parentheses, other redirects (`>`, `<`, `>>`, heredocs), `&` alone, `|&`, `;;`, newlines, any
  * control character, any non-ASCII character, an empty command, a redirect before or between
  * words or after a bare `-` word, and in command position: a word holding `=` (an assignment or something tree-sitter may
@@ -31,7 +33,8 @@ import type { Word } from './types.js'
  * word starting with `-` or `=`, a reserved word glued to quotes (`if"x"`), or a reserved word or declaration builtin (`if`, `do`,
  * `time`, `export`, `local` ...). Every unquoted character allowed is one bash treats as a plain
  * literal character in a word in a non-interactive shell (no history expansion, `!` is excluded
- * anyway). Words are always static, so the result holds no `dynamic` word.
+ * anyway). Words are static except globs, which are dynamic exactly as the tree path makes them
+ * (the reason names the first unquoted run holding `*` or `?`).
  *
  * The result is the same intermediate representation the tree-sitter walk produces, judged by the
  * same code (simple-command.ts), and a differential property test (test/shell-fast-path.test.ts)
@@ -54,11 +57,13 @@ enum Ch {
   Dollar = 36,
   Percent = 37,
   Amp = 38,
+  Star = 42,
   SingleQuote = 39,
   Plus = 43,
   Dash = 45,
   Colon = 58,
   Equals = 61,
+  Question = 63,
   At = 64,
   Backslash = 92,
   Backquote = 96,
@@ -223,6 +228,8 @@ export function fastParse(command: string): FastParse | undefined {
     // A word: one or more adjacent parts.
     const wordStart = i
     let value = ''
+    // The first unquoted run holding `*` or `?`: the word is then a glob, known only at run time.
+    let glob: string | undefined
     while (i < n) {
       const ch = command.charCodeAt(i)
       if (ch < 128 && WORD_CHAR[ch] === 1) {
@@ -230,6 +237,12 @@ export function fastParse(command: string): FastParse | undefined {
         while (i < n) {
           const k = command.charCodeAt(i)
           if (k < 128 && WORD_CHAR[k] === 1) {
+            i++
+            continue
+          }
+          // Globs (`*.ts`, `src/*/x`, `a?`) in arguments: the word becomes dynamic, as in the tree
+          // path (`[` is not accepted: it also starts `[ ... ]` tests and bracket expressions).
+          if ((k === Ch.Star || k === Ch.Question) && words.length > 0) {
             i++
             continue
           }
@@ -257,7 +270,28 @@ export function fastParse(command: string): FastParse | undefined {
           )
             return undefined
         }
-        value += command.slice(from, i)
+        const run = command.slice(from, i)
+        if (glob === undefined && (run.includes('*') || run.includes('?'))) glob = run
+        value += run
+        continue
+      }
+      // A run may also start with a glob character (`*.ts`), in arguments only.
+      if ((ch === Ch.Star || ch === Ch.Question) && words.length > 0) {
+        const from = i
+        while (i < n) {
+          const k = command.charCodeAt(i)
+          if ((k < 128 && WORD_CHAR[k] === 1) || k === Ch.Star || k === Ch.Question) i++
+          else if (
+            k === Ch.Tilde &&
+            command.charCodeAt(i - 1) !== Ch.Equals &&
+            command.charCodeAt(i - 1) !== Ch.Colon
+          )
+            i++
+          else break
+        }
+        const run = command.slice(from, i)
+        glob ??= run
+        value += run
         continue
       }
       if (ch === Ch.SingleQuote || ch === Ch.DoubleQuote) {
@@ -282,7 +316,7 @@ export function fastParse(command: string): FastParse | undefined {
       if (raw.includes('=') || RESERVED.has(raw) || RESERVED.has(value)) return undefined
       start = wordStart
     }
-    words.push({ kind: 'static', value })
+    words.push(glob === undefined ? { kind: 'static', value } : { kind: 'dynamic', why: `glob ${glob}` })
     tokens.push(raw)
     end = i
   }
