@@ -1,0 +1,172 @@
+import {
+  type ContentBlock,
+  type JsonObject,
+  linkSignals,
+  type ParentToken,
+  type Runtime,
+  type ToolResult,
+  type ToolRunContext,
+} from '@toolgate/core'
+import type { DispatchOutcome, SandboxDispatch } from './sandbox.js'
+
+// Sub-calls of one run_code program. Each is an ordinary pipeline call (policy, guards,
+// approvals, timeouts, post-execute) carrying the outer call's parent token, scheduled by the
+// same rules as a batch: parallel-safe calls overlap up to a limit, an exclusive one waits for
+// everything dispatched before it and holds a barrier until it is committed. When the program
+// ends, queued calls are abandoned (never started) and in-flight ones drained, so every
+// started sub-call has its settle event (seed 002, Code Mode paragraph).
+
+/** The logged copy of a settled sub-call; a `tools/code-dispatch-log` listener may rewrite it. */
+export interface DispatchLogEntry {
+  readonly subCallId: string
+  readonly name: string
+  readonly isError: boolean
+  readonly content: readonly ContentBlock[]
+  readonly code?: string
+}
+
+export type DispatchLogListener = (entry: DispatchLogEntry, next: () => DispatchLogEntry) => DispatchLogEntry
+
+type Pending = {
+  readonly index: number
+  readonly callId: string
+  readonly name: string
+  readonly argsJson: string
+  readonly parallel: boolean
+  readonly signal: AbortSignal
+  readonly resolve: (outcome: DispatchOutcome) => void
+}
+
+export interface SubCallDispatcher {
+  readonly dispatch: SandboxDispatch
+  /** Abandon what never started, wait for what is running. */
+  finish(): Promise<void>
+}
+
+export function createDispatcher(options: {
+  readonly runtime: Runtime
+  readonly exec: ToolRunContext
+  readonly maxParallel: number
+  readonly logListeners: readonly DispatchLogListener[]
+}): SubCallDispatcher {
+  const { runtime, exec, maxParallel, logListeners } = options
+  const parent: ParentToken = exec.parentToken()
+  const queue: Pending[] = []
+  const running = new Set<Promise<void>>()
+  let exclusiveRunning = false
+  let finished = false
+
+  const emit = (payload: JsonObject) => exec.emit('tool/code-dispatch', payload)
+
+  const logCopy = (entry: DispatchLogEntry): DispatchLogEntry => {
+    // A waterfall over the logged copy only: what the program receives is never changed.
+    const run = (i: number): DispatchLogEntry => {
+      const listener = logListeners[i]
+      return listener ? listener(entry, () => run(i + 1)) : entry
+    }
+    try {
+      return run(0)
+    } catch {
+      return entry
+    }
+  }
+
+  const settle = (p: Pending, result: ToolResult) => {
+    const logged = logCopy({
+      subCallId: p.callId,
+      name: p.name,
+      isError: result.isError,
+      content: result.content,
+      ...(result.error ? { code: result.error.code } : {}),
+    })
+    emit({
+      phase: 'settle',
+      subCallId: p.callId,
+      name: p.name,
+      isError: logged.isError,
+      content: logged.content as unknown as JsonObject[],
+      ...(logged.code ? { code: logged.code } : {}),
+    })
+    // Contexts from sub-calls travel with the outer result, after it (not interleaved).
+    for (const message of result.additionalContexts ?? []) exec.deferContext(message)
+    if (!result.isError) p.resolve({ ok: true, value: result.value ?? null })
+    else
+      p.resolve({
+        ok: false,
+        message: result.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n'),
+      })
+  }
+
+  const start = (p: Pending) => {
+    if (!p.parallel) exclusiveRunning = true
+    const link = linkSignals(exec.signal, p.signal)
+    const work = runtime
+      .execute({
+        callId: p.callId,
+        name: p.name,
+        arguments: p.argsJson,
+        ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+        parent,
+        signal: link.signal,
+      })
+      .then(
+        (result) => settle(p, result),
+        (error: unknown) => {
+          // execute never rejects for tool failures; this is a runtime bug, said plainly.
+          emit({ phase: 'settle', subCallId: p.callId, name: p.name, isError: true, code: 'DISPATCH_FAILED' })
+          p.resolve({ ok: false, message: `The ${p.name} call could not be dispatched (${String(error)}).` })
+        },
+      )
+      .finally(() => {
+        link.dispose()
+        running.delete(work)
+        if (!p.parallel) exclusiveRunning = false
+        pump()
+      })
+    running.add(work)
+  }
+
+  const pump = () => {
+    while (queue.length > 0 && !finished) {
+      const head = queue[0]!
+      if (exclusiveRunning) return
+      if (head.parallel) {
+        if (running.size >= maxParallel) return
+      } else if (running.size > 0) return
+      queue.shift()
+      start(head)
+    }
+  }
+
+  const dispatch: SandboxDispatch = (name, argsJson, subIndex, signal) =>
+    new Promise<DispatchOutcome>((resolve) => {
+      const callId = `${exec.callId}:code:${subIndex + 1}`
+      if (finished) {
+        resolve({ ok: false, message: 'The program already ended; this tool call was not started.' })
+        return
+      }
+      const call = {
+        callId,
+        name,
+        arguments: argsJson,
+        ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+        parent,
+      }
+      const parallel = runtime.mode(call).kind === 'parallel'
+      emit({ phase: 'start', subCallId: callId, name, mode: parallel ? 'parallel' : 'exclusive' })
+      queue.push({ index: subIndex, callId, name, argsJson, parallel, signal, resolve })
+      pump()
+    })
+
+  return {
+    dispatch,
+    async finish() {
+      finished = true
+      for (const p of queue.splice(0)) {
+        emit({ phase: 'settle', subCallId: p.callId, name: p.name, isError: true, code: 'ABANDONED' })
+        p.resolve({ ok: false, message: 'The program ended before this tool call started; it was not run.' })
+      }
+      while (running.size > 0) await Promise.all([...running])
+    },
+  }
+}
