@@ -9,6 +9,7 @@ import type {
   ContextMessage,
   JsonObject,
   JsonValue,
+  ParentToken,
   ToolExecution,
   ToolFailure,
   ToolRunContext,
@@ -154,40 +155,69 @@ function failureForReason(
   return undefined
 }
 
+/**
+ * The body's context: the execution's fields plus its methods. A class with prototype methods
+ * and a private back-reference (no four closures per call); frozen like everything listeners see.
+ */
+class RunContext {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: JsonValue
+  declare readonly agent?: string
+  declare readonly parent?: ToolExecution['parent']
+  readonly signal: AbortSignal
+  readonly token: symbol
+  readonly jobs: ToolRunContext['jobs']
+  readonly #state: CallState
+
+  constructor(state: CallState, view: ToolExecution, signal: AbortSignal) {
+    const exec = state.exec
+    this.#state = state
+    this.callId = exec.callId
+    this.name = exec.name
+    this.arguments = exec.arguments
+    if (exec.agent !== undefined) (this as { agent?: string }).agent = exec.agent
+    if (exec.parent !== undefined) (this as { parent?: ToolExecution['parent'] }).parent = exec.parent
+    this.signal = signal
+    this.token = view.token
+    this.jobs = state.host.jobs
+    Object.freeze(this)
+  }
+
+  deferContext(message: ContextMessage): void {
+    const checked = materialize(message)
+    if (!checked.ok || !isContextMessage(checked.value)) {
+      throw new TypeError('deferContext needs { role: "user", content: ContentBlock[] } made of plain JSON')
+    }
+    this.#state.contexts.push(checked.value as ContextMessage)
+  }
+
+  concludeTurn(): void {
+    this.#state.concluded = true
+  }
+
+  parentToken(): ParentToken {
+    // Sub-calls (Code Mode) name this execution as their parent; it is valid while it runs.
+    const state = this.#state
+    const exec = state.exec
+    if (!state.parentOf) {
+      state.parentOf = true
+      state.host.live.set(exec.token, exec)
+    }
+    return Object.freeze({
+      token: exec.token,
+      callId: exec.callId,
+      rootCallId: exec.parent?.rootCallId ?? exec.callId,
+    })
+  }
+
+  emit(type: string, payload: JsonObject): void {
+    this.#state.host.session.append(type, { callId: this.callId, ...payload })
+  }
+}
+
 function runContext(state: CallState, view: ToolExecution, signal: AbortSignal): ToolRunContext {
-  const { host, exec } = state
-  return Object.freeze({
-    callId: exec.callId,
-    name: exec.name,
-    arguments: exec.arguments,
-    ...(exec.agent === undefined ? {} : { agent: exec.agent }),
-    ...(exec.parent === undefined ? {} : { parent: exec.parent }),
-    signal,
-    token: view.token,
-    jobs: host.jobs,
-    deferContext(message: ContextMessage) {
-      const checked = materialize(message)
-      if (!checked.ok || !isContextMessage(checked.value)) {
-        throw new TypeError('deferContext needs { role: "user", content: ContentBlock[] } made of plain JSON')
-      }
-      state.contexts.push(checked.value as ContextMessage)
-    },
-    concludeTurn() {
-      state.concluded = true
-    },
-    parentToken() {
-      // Sub-calls (Code Mode) name this execution as their parent; it is valid while it runs.
-      if (!state.parentOf) {
-        state.parentOf = true
-        host.live.set(exec.token, exec)
-      }
-      const root = exec.parent?.rootCallId ?? exec.callId
-      return Object.freeze({ token: exec.token, callId: exec.callId, rootCallId: root })
-    },
-    emit(type: string, payload: JsonObject) {
-      host.session.append(type, { callId: exec.callId, ...payload })
-    },
-  })
+  return new RunContext(state, view, signal)
 }
 
 export function isContextMessage(value: unknown): boolean {
