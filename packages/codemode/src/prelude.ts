@@ -18,7 +18,7 @@
  *   host before it is compiled (strip.ts).
  * Primordials are captured up front so the program cannot break the bridge by patching builtins.
  */
-export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, toolNamesJson) {
+export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, toolNamesJson) {
   'use strict';
   const G = globalThis;
   const O = Object;
@@ -119,18 +119,22 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, toolNames
   // ---- tools ----
   const names = jsonParse(toolNamesJson);
   const target = create(null);
+  // sub-call id -> [resolve, reject]; null prototype so no inherited setter can observe the writes
+  const resolvers = create(null);
   const parseResult = (text) => jsonParse(text);
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
     const fail = (message) => { throw new ToolCallError(name, message); };
     const fn = function (args) {
-      let text;
+      let text, id;
       try {
         text = args === undefined ? '{}' : toJsonText(args, 'args', 'tools.' + name);
+        id = hostCall(name, text);
       } catch (e) {
         return apply(promiseReject, PromiseCtor, [e]);
       }
-      return apply(promiseThen, hostCall(name, text), [parseResult, fail]);
+      const p = new PromiseCtor((resolve, reject) => { resolvers[id] = [resolve, reject]; });
+      return apply(promiseThen, p, [parseResult, fail]);
     };
     defProp(fn, 'name', { value: name });
     defProp(target, name, { value: fn, enumerable: true });
@@ -219,6 +223,28 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, toolNames
   for (let i = 0; i < levels.length; i++) defProp(consoleObj, levels[i], { value: makeLog(levels[i]), enumerable: true });
   defProp(G, 'console', { value: freeze(consoleObj), writable: true, configurable: true });
 
+  // ---- Promise: the executor runs from JS, not from inside the native constructor ----
+  // QuickJS's native constructor turns ANY exception thrown by the executor into a rejection, the
+  // uncatchable deadline interrupt included; with a loop period dividing the interrupt interval,
+  // for (;;) new Promise(() => {}) swallowed every interrupt (measured: > 6 min past a 300 ms
+  // deadline). Here the executor is called by JS code, which lets the interrupt through.
+  const withResolvers = PromiseCtor.withResolvers;
+  const SafePromise = function Promise(executor) {
+    if (new.target === undefined) throw new TypeErr("Promise constructor cannot be invoked without 'new'");
+    if (new.target !== SafePromise) return Reflect.construct(PromiseCtor, [executor], new.target);
+    if (typeof executor !== 'function') throw new TypeErr('Promise resolver is not a function');
+    const r = apply(withResolvers, PromiseCtor, []);
+    try { executor(r.resolve, r.reject); } catch (e) { r.reject(e); }
+    return r.promise;
+  };
+  defProp(SafePromise, 'prototype', { value: PromiseCtor.prototype });
+  const statics = ['resolve', 'reject', 'all', 'allSettled', 'any', 'race', 'withResolvers'];
+  for (let i = 0; i < statics.length; i++) {
+    const native = PromiseCtor[statics[i]];
+    if (typeof native === 'function') defProp(SafePromise, statics[i], { value: function () { return apply(native, PromiseCtor, arguments); }, writable: true, configurable: true });
+  }
+  defProp(G, 'Promise', { value: SafePromise, writable: true, configurable: true });
+
   // ---- no code generation from strings ----
   const blocked = function () { throw new Err('Code generation from strings (eval, Function) is disabled in run_code. Write the code directly.'); };
   const FunctionProto = Function.prototype;
@@ -246,16 +272,31 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, toolNames
       return jsonStringify({ head: 'Uncaught exception (it could not be described)', name: 'Thrown', stack: '' });
     }
   };
-  return function run(program) {
+  // settle('<id>|<1 or 0>|<json text or message>'): one string per settlement keeps host<->VM crossings low
+  const strIndexOf = String.prototype.indexOf, strSlice = String.prototype.slice;
+  const settle = function (packed) {
+    const a = apply(strIndexOf, packed, ['|']);
+    const id = apply(strSlice, packed, [0, a]);
+    const r = resolvers[id];
+    if (r === undefined) return;
+    delete resolvers[id];
+    const ok = apply(strSlice, packed, [a + 1, a + 2]) === '1';
+    (ok ? r[0] : r[1])(apply(strSlice, packed, [a + 3]));
+  };
+  const done = (tag, text) => { hostDone(tag, text); };
+  const run = function (program) {
     let p;
-    try { p = program(); } catch (e) { return apply(promiseThen, apply(promiseReject, PromiseCtor, [e]), [undefined, (err) => [2, describeError(err)]]); }
-    return apply(promiseThen, p, [
+    try { p = program(); } catch (e) { done(2, describeError(e)); return; }
+    apply(promiseThen, p, [
       (v) => {
-        if (v === undefined) return [0];
-        try { return [1, toJsonText(v, 'result', 'The program\'s return value')]; }
-        catch (e) { return [3, Str(e.message)]; }
+        if (v === undefined) return done(0, '');
+        let text;
+        try { text = toJsonText(v, 'result', 'The program\'s return value'); }
+        catch (e) { return done(3, Str(e.message)); }
+        done(1, text);
       },
-      (e) => [2, describeError(e)],
+      (e) => done(2, describeError(e)),
     ]);
   };
+  return [run, settle];
 })`

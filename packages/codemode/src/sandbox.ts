@@ -2,7 +2,6 @@ import type { JsonValue } from '@toolgate/core'
 import {
   DefaultIntrinsics,
   type QuickJSContext,
-  type QuickJSDeferredPromise,
   type QuickJSHandle,
   type QuickJSRuntime,
 } from 'quickjs-emscripten'
@@ -111,11 +110,6 @@ const CONTEXT_INTRINSICS = { ...DefaultIntrinsics, TypedArrays: false } as const
 
 type StopReason = 'timeout' | 'abort' | 'output-limit'
 
-interface PendingSubCall {
-  readonly name: string
-  readonly deferred: QuickJSDeferredPromise
-}
-
 interface ErrorDescription {
   head: string
   name: string
@@ -179,7 +173,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
   const logs: string[] = []
   let outputBytes = 0
   let subCalls = 0
-  const pending = new Map<number, PendingSubCall>()
+  const pending = new Map<number, string>()
   const abandoned: AbandonedSubCall[] = []
 
   const report = (): RunReport => ({ logs, subCalls, abandoned, durationMs: performance.now() - started })
@@ -254,14 +248,11 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
       vm.newFunction('hostCall', (nameHandle, textHandle) => {
         const name = vm.getString(nameHandle)
         const text = vm.getString(textHandle)
-        const deferred = vm.newPromise()
-        if (!toolSet.has(name) || stop !== undefined) {
-          const msg = keep(vm.newString(`Tool '${name}' is not available.`))
-          deferred.reject(msg)
-          return deferred.handle
-        }
+        // the prelude only calls with listed names; a stopped run dispatches nothing more
+        if (!toolSet.has(name)) throw new TypeError(`Tool '${name}' is not available.`)
+        if (stop !== undefined) throw new Error('The run is ending; no more tool calls are dispatched.')
         const subIndex = subCalls++
-        pending.set(subIndex, { name, deferred })
+        pending.set(subIndex, name)
         let outcome: Promise<DispatchOutcome>
         try {
           outcome = options.dispatch(name, text, subIndex, runEnded.signal)
@@ -281,7 +272,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
             poke()
           },
         )
-        return deferred.handle
+        return vm.newNumber(subIndex)
       }),
     )
     const hostLog = keep(
@@ -300,13 +291,31 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
         logs.push(line)
       }),
     )
+    let outcome: RunnerOutcome | undefined
+    const hostDone = keep(
+      vm.newFunction('hostDone', (tagHandle, textHandle) => {
+        if (outcome) return
+        const tag = vm.getNumber(tagHandle)
+        const text = vm.getString(textHandle)
+        outcome =
+          tag === 0
+            ? { kind: 'void' }
+            : tag === 1
+              ? { kind: 'value', json: text }
+              : tag === 2
+                ? { kind: 'thrown', json: text }
+                : { kind: 'invalid', message: text }
+      }),
+    )
 
     // ---- install the prelude, compile the program ----
     const preludeFn = keep(vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js')))
     const namesHandle = keep(vm.newString(JSON.stringify(options.tools)))
-    const runFn = keep(
-      vm.unwrapResult(vm.callFunction(preludeFn, vm.undefined, hostCall, hostLog, namesHandle)),
+    const pair = keep(
+      vm.unwrapResult(vm.callFunction(preludeFn, vm.undefined, hostCall, hostLog, hostDone, namesHandle)),
     )
+    const runFn = keep(vm.getProp(pair, 0))
+    const settleFn = keep(vm.getProp(pair, 1))
     const compiled = vm.evalCode(stripped.js, PROGRAM_FILENAME)
     if (compiled.error) {
       const described = describeThrown(dumpError(vm, compiled.error))
@@ -314,31 +323,22 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
       return failure('syntax', described.message.replace(/^Uncaught /, ''))
     }
     const programFn = keep(compiled.value)
-    const callResult = vm.callFunction(runFn, vm.undefined, programFn)
-    if (callResult.error) {
-      callResult.error.dispose()
-      return stopFailure(stop ?? 'timeout')
-    }
-    const promise = keep(callResult.value)
+    const started_ = vm.callFunction(runFn, vm.undefined, programFn)
+    let lastError: string | undefined
+    if (started_.error) lastError = takeErrorMessage(vm, started_.error)
+    else started_.value.dispose()
 
     // ---- the event loop: pump jobs, deliver settled sub-calls, until the program settles ----
     for (;;) {
       const jobs = runtime.executePendingJobs()
-      if (jobs.error) jobs.error.dispose()
+      if (jobs.error) lastError = takeErrorMessage(vm, jobs.error)
       if (stop !== undefined) return stopFailure(stop)
-      const state = vm.getPromiseState(promise)
-      if (state.type === 'fulfilled') {
-        const outcome = readOutcome(vm, state.value)
-        if (state.value !== promise) state.value.dispose()
-        return finish(outcome)
-      }
-      if (state.type === 'rejected') {
-        // the runner catches everything; a rejection here means an uncatchable interrupt or OOM
-        state.error.dispose()
-        return stopFailure(stop ?? 'timeout')
-      }
+      if (outcome) return finish(outcome)
       if (settled.length === 0) {
         if (pending.size === 0) {
+          // nothing can ever change now: the runner was killed (memory) or the program awaits forever
+          if (lastError === 'out of memory') return failure('memory', memoryMessage(memoryBytes))
+          if (lastError !== undefined) return failure('exception', `The program stopped: ${lastError}`)
           return failure(
             'exception',
             'The program is waiting for a promise that can never settle (no tool call is pending). Await only tools.* calls and promises you resolve yourself; there are no timers.',
@@ -351,10 +351,13 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
       }
       while (settled.length > 0) {
         const next = settled.shift()!
-        const entry = pending.get(next.subIndex)
-        if (!entry) continue
-        pending.delete(next.subIndex)
-        deliver(vm, entry.deferred, next.outcome)
+        if (!pending.delete(next.subIndex)) continue
+        const packed = vm.newString(packSettlement(next.subIndex, next.outcome))
+        const r = vm.callFunction(settleFn, vm.undefined, packed)
+        packed.dispose()
+        if (r.error) lastError = takeErrorMessage(vm, r.error)
+        else r.value.dispose()
+        if (stop !== undefined) return stopFailure(stop)
       }
     }
   } catch (error) {
@@ -369,10 +372,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
   } finally {
     clearTimeout(timer)
     options.signal?.removeEventListener('abort', onAbort)
-    for (const [subIndex, entry] of pending) {
-      abandoned.push({ subIndex, name: entry.name })
-      if (ctx) entry.deferred.dispose()
-    }
+    for (const [subIndex, name] of pending) abandoned.push({ subIndex, name })
     pending.clear()
     runEnded.abort(stop ?? 'run-ended')
     if (ctx) {
@@ -431,20 +431,8 @@ type RunnerOutcome =
   | { kind: 'thrown'; json: string }
   | { kind: 'invalid'; message: string }
 
-function readOutcome(vm: QuickJSContext, tuple: QuickJSHandle): RunnerOutcome {
-  const tagHandle = vm.getProp(tuple, 0)
-  const tag = vm.getNumber(tagHandle)
-  tagHandle.dispose()
-  if (tag === 0) return { kind: 'void' }
-  const textHandle = vm.getProp(tuple, 1)
-  const text = vm.getString(textHandle)
-  textHandle.dispose()
-  if (tag === 1) return { kind: 'value', json: text }
-  if (tag === 2) return { kind: 'thrown', json: text }
-  return { kind: 'invalid', message: text }
-}
-
-function deliver(vm: QuickJSContext, deferred: QuickJSDeferredPromise, outcome: DispatchOutcome): void {
+/** `<subIndex>|<1|0>|<JSON text or message>`, unpacked by the prelude's settle(). */
+function packSettlement(subIndex: number, outcome: DispatchOutcome): string {
   if (outcome.ok) {
     let text: string | undefined
     try {
@@ -452,20 +440,23 @@ function deliver(vm: QuickJSContext, deferred: QuickJSDeferredPromise, outcome: 
     } catch {
       text = undefined
     }
-    if (typeof text === 'string') {
-      const h = vm.newString(text)
-      deferred.resolve(h)
-      h.dispose()
-      return
-    }
-    const h = vm.newString('The tool returned a value that is not JSON.')
-    deferred.reject(h)
-    h.dispose()
-    return
+    if (typeof text === 'string') return `${subIndex}|1|${text}`
+    return `${subIndex}|0|The tool returned a value that is not JSON.`
   }
-  const h = vm.newString(outcome.message)
-  deferred.reject(h)
-  h.dispose()
+  return `${subIndex}|0|${outcome.message}`
+}
+
+function takeErrorMessage(vm: QuickJSContext, error: QuickJSHandle): string {
+  try {
+    const m = vm.getProp(error, 'message')
+    const text = vm.typeof(m) === 'string' ? vm.getString(m) : 'unknown error'
+    m.dispose()
+    return text
+  } catch {
+    return 'unknown error'
+  } finally {
+    error.dispose()
+  }
 }
 
 function dumpError(vm: QuickJSContext, error: QuickJSHandle): string {

@@ -105,7 +105,7 @@ export function stripTypes(code: string): StripResult {
   const wrapped = PROGRAM_PREFIX + code + PROGRAM_SUFFIX
   let sf: ts.SourceFile
   try {
-    sf = ts.createSourceFile(PROGRAM_FILENAME, wrapped, ts.ScriptTarget.ESNext, true, ts.ScriptKind.TS)
+    sf = ts.createSourceFile(PROGRAM_FILENAME, wrapped, ts.ScriptTarget.ESNext, false, ts.ScriptKind.TS)
   } catch (error) {
     // The TypeScript parser recurses on the host stack; absurd nesting can overflow it.
     return {

@@ -24,10 +24,7 @@ export function recordingDispatch(
   return { dispatch, calls }
 }
 
-export function run(
-  code: string,
-  options: Partial<SandboxOptions> = {},
-): Promise<SandboxResult> {
+export function run(code: string, options: Partial<SandboxOptions> = {}): Promise<SandboxResult> {
   return runSandboxed({
     code,
     tools: ['echo'],

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { NO_OUTPUT_TEXT, renderRunCodeFailure, renderRunCodeOutput, renderRunCodeValue } from '../src/index.js'
+import {
+  NO_OUTPUT_TEXT,
+  renderRunCodeFailure,
+  renderRunCodeOutput,
+  renderRunCodeValue,
+} from '../src/index.js'
 import { run } from './helpers.js'
 
 describe('run_code output rendering', () => {
@@ -49,7 +54,11 @@ describe('run_code output rendering', () => {
         'Fix these and run it again. The program is the body of an async function (top-level await and return work) written in TypeScript whose types can simply be erased.',
       ].join('\n'),
     )
-    expect(renderRunCodeOutput(await run('let a = [1]\nfor (;;) a = a.concat(a)', { memoryBytes: 8 * 1024 * 1024 }))).toBe(
+    expect(
+      renderRunCodeOutput(
+        await run('let a = [1]\nfor (;;) a = a.concat(a)', { memoryBytes: 8 * 1024 * 1024 }),
+      ),
+    ).toBe(
       [
         'CODE_RUN_FAILED (memory): The program exceeded the memory limit of 8 MB.',
         'Process data in smaller pieces and keep only what you need: return summaries or the few fields you need, not whole files or results.',

@@ -66,9 +66,12 @@ describe('runSandboxed: results and logs', () => {
 describe('runSandboxed: sub-calls', () => {
   it('sends lossless JSON text with a running sub-index and resolves to the value', async () => {
     const { dispatch, calls } = recordingDispatch()
-    const r = await run('const a = await tools.echo({ path: "a.txt", n: -0, list: [1, "two", null, true] })\nreturn a', {
-      dispatch,
-    })
+    const r = await run(
+      'const a = await tools.echo({ path: "a.txt", n: -0, list: [1, "two", null, true] })\nreturn a',
+      {
+        dispatch,
+      },
+    )
     expect(calls.map(({ name, argsJson, subIndex }) => ({ name, argsJson, subIndex }))).toEqual([
       { name: 'echo', argsJson: '{"path":"a.txt","n":0,"list":[1,"two",null,true]}', subIndex: 0 },
     ])
@@ -88,7 +91,10 @@ describe('runSandboxed: sub-calls', () => {
   })
 
   it('a failed dispatch rejects with ToolCallError (name, toolName, message; nothing else)', async () => {
-    const { dispatch } = recordingDispatch(() => ({ ok: false, message: 'Permission denied: writes outside the workspace.' }))
+    const { dispatch } = recordingDispatch(() => ({
+      ok: false,
+      message: 'Permission denied: writes outside the workspace.',
+    }))
     const r = await run(
       'try { await tools.echo({}) } catch (e) { return { name: e.name, toolName: e.toolName, message: e.message, isErr: e instanceof ToolCallError, isError: e instanceof Error, keys: Object.keys(e) } }',
       { dispatch },
@@ -156,7 +162,13 @@ describe('runSandboxed: sub-calls', () => {
       },
     })
     await started.promise
-    expect(plain(r)).toEqual({ ok: true, result: 'done', logs: [], subCalls: 1, abandoned: [{ subIndex: 0, name: 'echo' }] })
+    expect(plain(r)).toEqual({
+      ok: true,
+      result: 'done',
+      logs: [],
+      subCalls: 1,
+      abandoned: [{ subIndex: 0, name: 'echo' }],
+    })
     expect(seen?.aborted).toBe(true)
   })
 
@@ -212,7 +224,11 @@ describe('runSandboxed: limits and cancellation', () => {
     })
     await started.promise
     ac.abort()
-    expect(plain(await r)).toMatchObject({ ok: false, kind: 'abort', message: 'The run was cancelled before the program finished.' })
+    expect(plain(await r)).toMatchObject({
+      ok: false,
+      kind: 'abort',
+      message: 'The run was cancelled before the program finished.',
+    })
   })
 
   it('aborting while awaiting a sub-call rejects it and reports it abandoned', async () => {
@@ -229,7 +245,11 @@ describe('runSandboxed: limits and cancellation', () => {
     })
     await started.promise
     ac.abort()
-    expect(plain(await r)).toMatchObject({ ok: false, kind: 'abort', abandoned: [{ subIndex: 0, name: 'echo' }] })
+    expect(plain(await r)).toMatchObject({
+      ok: false,
+      kind: 'abort',
+      abandoned: [{ subIndex: 0, name: 'echo' }],
+    })
     expect(seen?.aborted).toBe(true)
   })
 
@@ -242,7 +262,11 @@ describe('runSandboxed: limits and cancellation', () => {
 
   it('output beyond the limit fails the run with output-limit and keeps what fit', async () => {
     const r = await run('for (let i = 0; i < 1e6; i++) console.log("0123456789")', { maxOutputBytes: 1000 })
-    expect(r).toMatchObject({ ok: false, kind: 'output-limit', message: "The program's output exceeded 1000 bytes and it was stopped." })
+    expect(r).toMatchObject({
+      ok: false,
+      kind: 'output-limit',
+      message: "The program's output exceeded 1000 bytes and it was stopped.",
+    })
     expect(r.logs.length).toBe(90) // 11 bytes per line
   })
 
@@ -253,7 +277,11 @@ describe('runSandboxed: limits and cancellation', () => {
 
   it('memory exhaustion is kind memory', async () => {
     const r = await run('let a = [1]\nfor (;;) a = a.concat(a)', { memoryBytes: 16 * 1024 * 1024 })
-    expect(plain(r)).toMatchObject({ ok: false, kind: 'memory', message: 'The program exceeded the memory limit of 16 MB.' })
+    expect(plain(r)).toMatchObject({
+      ok: false,
+      kind: 'memory',
+      message: 'The program exceeded the memory limit of 16 MB.',
+    })
   })
 
   it('ordinary recursion works to a useful depth and overflow is a catchable exception', async () => {

@@ -8,7 +8,10 @@ const TOOLS: CodeSdkTool[] = [
     description: 'Write a file. Creates parent directories. */ not the end of the comment',
     parameters: {
       type: 'object',
-      properties: { path: { type: 'string', description: 'Absolute or workspace-relative path' }, content: { type: 'string' } },
+      properties: {
+        path: { type: 'string', description: 'Absolute or workspace-relative path' },
+        content: { type: 'string' },
+      },
       required: ['path', 'content'],
       additionalProperties: false,
     },
@@ -54,7 +57,10 @@ const TOOLS: CodeSdkTool[] = [
         },
         node: {
           type: 'object',
-          properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
+          properties: {
+            name: { type: 'string' },
+            children: { type: 'array', items: { $ref: '#/$defs/node' } },
+          },
           required: ['name'],
         },
       },
@@ -67,15 +73,34 @@ const TOOLS: CodeSdkTool[] = [
       type: 'object',
       properties: {
         job_id: { type: 'string' },
-        target: { anyOf: [{ type: 'string' }, { type: 'object', properties: { pid: { type: 'number' } }, required: ['pid'] }] },
+        target: {
+          anyOf: [
+            { type: 'string' },
+            { type: 'object', properties: { pid: { type: 'number' } }, required: ['pid'] },
+          ],
+        },
         pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] },
-        extra: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } },
-        both: { allOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'object', properties: { b: { type: 'number' } } }] },
+        extra: {
+          type: 'object',
+          properties: { a: { type: 'string' } },
+          additionalProperties: { type: 'string' },
+        },
+        both: {
+          allOf: [
+            { type: 'object', properties: { a: { type: 'string' } } },
+            { type: 'object', properties: { b: { type: 'number' } } },
+          ],
+        },
       },
       required: ['job_id'],
     },
   },
-  { name: '__proto__', description: '', parameters: { type: 'object', properties: {} }, output: { type: 'null' } },
+  {
+    name: '__proto__',
+    description: '',
+    parameters: { type: 'object', properties: {} },
+    output: { type: 'null' },
+  },
 ]
 
 const EXPECTED = `// Tools available inside run_code. Call them with \`await tools.<name>(args)\`.
@@ -178,7 +203,9 @@ function typecheck(sdk: string, program: string): string[] {
   const original = host.getSourceFile.bind(host)
   host.getSourceFile = (name, version, onError, create) => {
     const text = files.get(name)
-    return text !== undefined ? ts.createSourceFile(name, text, version) : original(name, version, onError, create)
+    return text !== undefined
+      ? ts.createSourceFile(name, text, version)
+      : original(name, version, onError, create)
   }
   host.fileExists = (name) => files.has(name) || ts.sys.fileExists(name)
   host.readFile = (name) => files.get(name) ?? ts.sys.readFile(name)

@@ -39,12 +39,15 @@ describe('sandbox escape attempts', () => {
     const r = await run(`try { return ${expr} } catch (e) { return "blocked: " + e.message }`)
     expect(plain(r)).toMatchObject({
       ok: true,
-      result: 'blocked: Code generation from strings (eval, Function) is disabled in run_code. Write the code directly.',
+      result:
+        'blocked: Code generation from strings (eval, Function) is disabled in run_code. Write the code directly.',
     })
   })
 
   it('the blocked Function keeps instanceof working', async () => {
-    expect(plain(await run('return [(() => 1) instanceof Function, typeof Function.prototype.call]'))).toMatchObject({
+    expect(
+      plain(await run('return [(() => 1) instanceof Function, typeof Function.prototype.call]')),
+    ).toMatchObject({
       ok: true,
       result: [true, 'function'],
     })
@@ -98,25 +101,39 @@ describe('sandbox escape attempts', () => {
     ['BigInt', '{ n: 1n }', 'args.n is a BigInt'],
     ['NaN', '{ n: NaN }', 'args.n is NaN'],
     ['Infinity', '{ n: [1, -Infinity] }', 'args.n[1] is -Infinity'],
-    ['cycle', '(() => { const a: any = { b: {} }; a.b.a = a; return a })()', 'args.b.a is a circular reference'],
+    [
+      'cycle',
+      '(() => { const a: any = { b: {} }; a.b.a = a; return a })()',
+      'args.b.a is a circular reference',
+    ],
     ['getter', '{ get path() { return "/etc/passwd" } }', 'args.path is a getter/setter'],
     ['throwing getter', '{ get path() { throw new Error("boom") } }', 'args.path is a getter/setter'],
     ['class instance', '{ when: new Date(0) }', 'args.when is a Date object'],
     ['Map', 'new Map([["a", 1]])', 'args is a Map object'],
     ['sparse array', '[1, , 3]', 'args[1] is a hole in a sparse array'],
-    ['array with extra props', 'Object.assign([1], { extra: 2 })', 'args has properties besides its elements'],
+    [
+      'array with extra props',
+      'Object.assign([1], { extra: 2 })',
+      'args has properties besides its elements',
+    ],
     ['non-enumerable', 'Object.defineProperty({}, "hidden", { value: 1 })', 'args.hidden is non-enumerable'],
     ['odd key', '{ "a b": undefined }', 'args["a b"] is undefined'],
     ['Proxy with trap', 'new Proxy({}, { ownKeys() { throw new Error("trap") } })', 'trap'],
-  ])('sub-call arguments that are not lossless JSON reject in the VM and dispatch nothing: %s', async (_label, args, problem) => {
-    const { dispatch, calls } = recordingDispatch()
-    const r = await run(`try { await tools.echo(${args}); return "sent" } catch (e) { return e.name + ": " + e.message }`, {
-      dispatch,
-    })
-    expect(calls).toEqual([])
-    expect(r.ok).toBe(true)
-    expect(r.ok && r.result).toContain(problem)
-  })
+  ])(
+    'sub-call arguments that are not lossless JSON reject in the VM and dispatch nothing: %s',
+    async (_label, args, problem) => {
+      const { dispatch, calls } = recordingDispatch()
+      const r = await run(
+        `try { await tools.echo(${args}); return "sent" } catch (e) { return e.name + ": " + e.message }`,
+        {
+          dispatch,
+        },
+      )
+      expect(calls).toEqual([])
+      expect(r.ok).toBe(true)
+      expect(r.ok && r.result).toContain(problem)
+    },
+  )
 
   it('a prototype-less object is plain JSON and crosses intact', async () => {
     const { dispatch, calls } = recordingDispatch()
@@ -130,15 +147,29 @@ describe('sandbox escape attempts', () => {
       'for (;;) { try { while (true) {} } catch (e) {} }',
       'const f = () => Promise.resolve().then(f)\nawait f()',
       'for (;;) new Promise(() => {})',
+      'for (;;) { try { new Promise(() => { while (true) {} }) } catch {} }',
     ]) {
       const r = await run(code, { timeoutMs: 300, memoryBytes: 32 * 1024 * 1024 })
       expect(r.ok).toBe(false)
+      // the native Promise constructor used to swallow the deadline interrupt (see prelude.ts)
+      expect(r.durationMs).toBeLessThan(3_000)
       expect(r.ok === false && ['timeout', 'memory']).toContain(r.ok === false && r.kind)
     }
   })
 
+  it('the Promise wrapper behaves like Promise', async () => {
+    const r = await run(
+      'const a = await new Promise((res) => res(1))\nconst b = await new Promise(() => { throw new Error("x") }).catch((e) => e.message)\nconst all = await Promise.all([1, Promise.resolve(2)])\nreturn [a, b, all, new Promise(() => {}) instanceof Promise, typeof Promise.withResolvers]',
+    )
+    expect(plain(r)).toMatchObject({ ok: true, result: [1, 'x', [1, 2], true, 'function'] })
+  })
+
   it('memory bombs are stopped: huge strings and growing arrays', async () => {
-    for (const code of ['return "x".repeat(1e9)', 'let a = [1]\nfor (;;) a = a.concat(a)', 'let s = "ab"\nconst keep = []\nfor (;;) { s = s + s; keep.push(s) }']) {
+    for (const code of [
+      'return "x".repeat(1e9)',
+      'let a = [1]\nfor (;;) a = a.concat(a)',
+      'let s = "ab"\nconst keep = []\nfor (;;) { s = s + s; keep.push(s) }',
+    ]) {
       const r = await run(code, { memoryBytes: 16 * 1024 * 1024 })
       expect(r.ok).toBe(false)
       expect(r.ok === false && ['memory', 'exception']).toContain(r.ok === false && r.kind)

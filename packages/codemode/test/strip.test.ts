@@ -10,21 +10,32 @@ function issues(code: string): string {
 describe('stripTypes', () => {
   it('erases types and keeps positions (wrapped as an async arrow on the same first line)', () => {
     const r = stripTypes('const x: number = 1\ntype T = { a: string }\nreturn x as number')
-    expect(r).toEqual({ ok: true, js: `(async () => {const x         = 1\n;${' '.repeat(21)}\nreturn x;${' '.repeat(9)}\n})` })
+    expect(r).toEqual({
+      ok: true,
+      js: `(async () => {const x         = 1\n;${' '.repeat(21)}\nreturn x;${' '.repeat(9)}\n})`,
+    })
   })
 
   it('allows top-level await and return, generics, satisfies, non-null', () => {
-    const r = stripTypes('function f<T>(a: T): T { return a }\nconst v = await f<number>(1)!\nreturn ({ v } satisfies { v: number })')
+    const r = stripTypes(
+      'function f<T>(a: T): T { return a }\nconst v = await f<number>(1)!\nreturn ({ v } satisfies { v: number })',
+    )
     expect(r.ok).toBe(true)
   })
 
   it.each([
     ['enum E { A }', 'program.ts:1:1: `enum` is not erasable TypeScript.'],
-    ['namespace N { export const a = 1 }', 'program.ts:1:1: `namespace`/`module` with values is not erasable'],
+    [
+      'namespace N { export const a = 1 }',
+      'program.ts:1:1: `namespace`/`module` with values is not erasable',
+    ],
     ['class A {\n  constructor(private x: number) {}\n}', 'program.ts:2:15: Parameter properties'],
     ['import fs = require("fs")', 'program.ts:1:1: `import x = require(...)` is not available'],
     ['import fs from "fs"', 'program.ts:1:1: `import`/`export` are not available'],
-    ['let y = <string>x', 'program.ts:1:9: Angle-bracket type assertions (<T>value) are not supported. Write `value as T`.'],
+    [
+      'let y = <string>x',
+      'program.ts:1:9: Angle-bracket type assertions (<T>value) are not supported. Write `value as T`.',
+    ],
     ['@dec class A {}', 'program.ts:1:1: Decorators are not supported in run_code.'],
     ['let x = ;', 'program.ts:1:9: Expression expected.'],
     ['}); (async () => {', 'program.ts:1:1: The program closes its own function body early'],
@@ -33,10 +44,11 @@ describe('stripTypes', () => {
   })
 
   it('lists every non-erasable construct, in source order', () => {
-    expect(issues('enum A { X }\nconst a = 1\nenum B { Y }').split('\n').map((l) => l.slice(0, 13))).toEqual([
-      'program.ts:1:',
-      'program.ts:3:',
-    ])
+    expect(
+      issues('enum A { X }\nconst a = 1\nenum B { Y }')
+        .split('\n')
+        .map((l) => l.slice(0, 13)),
+    ).toEqual(['program.ts:1:', 'program.ts:3:'])
   })
 
   it('rejects nesting deeper than the limit (QuickJS would overflow the host stack)', () => {
