@@ -52,3 +52,82 @@ const overhead = median(perCall) - median(base)
 console.log(
   `run_code sub-call seam overhead: ${overhead.toFixed(1)} us/call median of 7 runs x ${N} sequential calls (${median(perCall).toFixed(1)} us with the call vs ${median(base).toFixed(1)} us for the same loop awaiting a VM promise; 1.00x = pipeline ratio pending core)`,
 )
+
+// 3. per-sub-call overhead above the pipeline: the same echo tool called 200 times from one
+//    run_code program versus 200 direct runtime.execute calls (both through the full pipeline).
+{
+  const { createRuntime, defineTool, discardSink, textOutput } = await import('@toolgate/core')
+  const { codeMode } = await import('@toolgate/codemode')
+  const { z } = await import('zod')
+  const runtime = createRuntime({ session: discardSink() })
+  runtime.register(
+    defineTool({
+      name: 'echo',
+      description: 'Echo.',
+      parameters: z.object({ i: z.number() }),
+      output: textOutput(),
+      execute: async (args) => String(args.i),
+    }),
+  )
+  runtime.use(codeMode({ mode: 'both' }))
+  const M = 200
+  const direct = async () => {
+    for (let i = 0; i < M; i++) await runtime.execute({ callId: `d${i}`, name: 'echo', arguments: { i } })
+  }
+  const viaCode = async () =>
+    runtime.execute({
+      callId: 'rc',
+      name: 'run_code',
+      arguments: { code: `for (let i = 0; i < ${M}; i++) await tools.echo({ i })`, description: 'bench' },
+    })
+  const empty = async () =>
+    runtime.execute({
+      callId: 'rc0',
+      name: 'run_code',
+      arguments: { code: `for (let i = 0; i < ${M}; i++) {}`, description: 'bench' },
+    })
+  for (let i = 0; i < 3; i++) {
+    await direct()
+    await viaCode()
+    await empty()
+  }
+  const d = []
+  const c = []
+  for (let r = 0; r < 7; r++) {
+    let t = performance.now()
+    await direct()
+    d.push(((performance.now() - t) * 1000) / M)
+    t = performance.now()
+    await empty()
+    const fixed = performance.now() - t
+    t = performance.now()
+    await viaCode()
+    c.push(((performance.now() - t - fixed) * 1000) / M)
+  }
+  const above = median(c) - median(d)
+  console.log(
+    `run_code sub-call vs direct runtime.execute: ${above.toFixed(1)} us/call above the pipeline (${median(c).toFixed(1)} us vs ${median(d).toFixed(1)} us; ${(50 / Math.max(above, 0.001)).toFixed(2)}x under target 50 us)`,
+  )
+
+  // 4. model-visible bytes: 50 tool calls as 50 model round trips versus one run_code program
+  //    that returns only the summary. Counted: the assistant's tool-call JSON and the results.
+  const calls = Array.from({ length: 50 }, (_, i) => ({ callId: `m${i}`, name: 'echo', arguments: { i } }))
+  const results = await runtime.executeBatch(calls)
+  const nativeBytes =
+    calls.reduce((n, call) => n + JSON.stringify({ name: call.name, arguments: call.arguments }).length, 0) +
+    results.reduce((n, r) => n + JSON.stringify(r.content).length, 0)
+  const program =
+    'let sum = 0\nfor (let i = 0; i < 50; i++) sum += Number(await tools.echo({ i }))\nreturn { calls: 50, sum }'
+  const one = await runtime.execute({
+    callId: 'm',
+    name: 'run_code',
+    arguments: { code: program, description: 'sum 50 echoes' },
+  })
+  const codeBytes =
+    JSON.stringify({ name: 'run_code', arguments: { code: program, description: 'sum 50 echoes' } }).length +
+    JSON.stringify(one.content).length
+  console.log(
+    `50 tool calls, model-visible bytes: ${codeBytes} B as one run_code vs ${nativeBytes} B as 50 native calls (${(codeBytes / nativeBytes).toFixed(2)}x native)`,
+  )
+  await runtime.dispose()
+}

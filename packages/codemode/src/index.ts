@@ -1,3 +1,7 @@
+export type { DispatchLogEntry, DispatchLogListener, SubCallDispatcher } from './dispatcher.js'
+export { createDispatcher } from './dispatcher.js'
+export type { CodeModeOptions } from './plugin.js'
+export { codeMode, codeModePrompt, RUN_CODE, RUN_CODE_DESCRIPTION, renderCodeSdk } from './plugin.js'
 export type { RunCodeFailure, RunCodeValue } from './render.js'
 export {
   CODE_RUN_FAILED,
@@ -19,7 +23,3 @@ export type { CodeSdkTool } from './sdk.js'
 export { renderCodeSdkFromSchemas } from './sdk.js'
 export type { StripIssue, StripResult } from './strip.js'
 export { formatStripIssues, MAX_SYNTAX_DEPTH, stripTypes } from './strip.js'
-export type { DispatchLogEntry, DispatchLogListener, SubCallDispatcher } from './dispatcher.js'
-export { createDispatcher } from './dispatcher.js'
-export type { CodeModeOptions } from './plugin.js'
-export { codeMode, codeModePrompt, RUN_CODE, RUN_CODE_DESCRIPTION, renderCodeSdk } from './plugin.js'
