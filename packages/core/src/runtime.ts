@@ -77,6 +77,7 @@ export interface PluginContext extends ScopeContext {
   onDispose(dispose: () => void): void
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: DESIGN.md §4 spells it `void | (() => void)`: a plugin may return nothing
 export type Plugin = (ctx: PluginContext) => void | (() => void)
 
 export interface AgentScope extends ScopeContext {
