@@ -44,14 +44,20 @@ function toolRunner(sandbox) {
   runtime.use(builtinTools({ root, sandbox }))
   let seq = 0
   return async () => {
-    const result = await runtime.execute({ callId: `b${++seq}`, name: 'bash', arguments: { command: 'true' } })
+    const result = await runtime.execute({
+      callId: `b${++seq}`,
+      name: 'bash',
+      arguments: { command: 'true' },
+    })
     if (result.isError) throw new Error(JSON.stringify(result.error))
   }
 }
 
 await bare() // warm up
 const baseline = await perCall(bare)
-console.log(`bare child_process.spawn('bash', ['-c', 'true']): ${baseline.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (baseline)`)
+console.log(
+  `bare child_process.spawn('bash', ['-c', 'true']): ${baseline.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (baseline)`,
+)
 
 const none = await perCall(toolRunner(false))
 console.log(
