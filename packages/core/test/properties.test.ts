@@ -224,6 +224,19 @@ async function run(s: Scenario) {
   const h = build(s)
   const calls = callsOf(s)
   const controller = new AbortController()
+  // Count listeners on the caller's signal: every one added must be removed (no leaks).
+  const listeners = { added: 0, removed: 0 }
+  const signal = controller.signal
+  const add = signal.addEventListener.bind(signal)
+  const remove = signal.removeEventListener.bind(signal)
+  signal.addEventListener = ((...a: Parameters<typeof add>) => {
+    listeners.added++
+    return add(...a)
+  }) as typeof add
+  signal.removeEventListener = ((...a: Parameters<typeof remove>) => {
+    listeners.removed++
+    return remove(...a)
+  }) as typeof remove
   let settledCount = 0
   // A body that ignores its signal would hang the batch forever: the user presses Esc.
   const hangs = s.tools.some((t) => t.fault === 'hang')
@@ -236,14 +249,16 @@ async function run(s: Scenario) {
     },
   })
   clearTimeout(esc)
-  return { h, calls, results, settledCount }
+  return { h, calls, results, settledCount, listeners, aborted: signal.aborted }
 }
 
 describe('DESIGN.md §5 invariants (property-based)', () => {
   it('1, 2, 3, 5, 8, 9: one frozen result per call in model order; finalize once; observers see the log; counters add up', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
-        const { h, calls, results, settledCount } = await run(s)
+        const { h, calls, results, settledCount, listeners, aborted } = await run(s)
+        // No leaked listeners on the caller's signal (an aborted signal drops its once-listeners itself).
+        if (!aborted) expect(listeners.added).toBe(listeners.removed)
         // 1. exactly one result per call, in model order; tool/call logged before the result.
         expect(results.map((r) => r.callId)).toEqual(calls.map((c) => c.callId))
         expect(settledCount).toBe(calls.length)
