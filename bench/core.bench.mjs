@@ -2,7 +2,7 @@
 // baseline measured in the same process.
 import { createRuntime, defineTool, discardSink, textOutput } from '@toolgate/core'
 import { z } from 'zod'
-import { fmtUs, heapAfterGc, median, nsPerOp, report } from './lib.mjs'
+import { fmtUs, heapAfterGc, median, nsPerOp, report, roundRobin } from './lib.mjs'
 
 const schema = z.object({ text: z.string() })
 const body = async (args) => args.text
@@ -46,9 +46,14 @@ const viaRuntime = (runtime) => async (n) => {
   return out
 }
 
-const bareNs = await nsPerOp(bare)
-const plainNs = await nsPerOp(viaRuntime(plainRuntime()))
-const policedNs = await nsPerOp(viaRuntime(policedRuntime()))
+const measured = await roundRobin({
+  bare,
+  plain: viaRuntime(plainRuntime()),
+  policed: viaRuntime(policedRuntime()),
+})
+const bareNs = measured.bare
+const plainNs = measured.plain
+const policedNs = measured.policed
 report(`bare loop (parse + zod validate + call + push): ${fmtUs(bareNs)} per call (baseline)`)
 report(
   `runtime.execute, no listeners: ${fmtUs(plainNs)} per call (${(plainNs / bareNs).toFixed(2)}x bare; target <= 3.00x)`,

@@ -32,3 +32,20 @@ export function heapAfterGc() {
   }
   return process.memoryUsage().heapUsed
 }
+
+/**
+ * Measure several variants round-robin (each round runs every variant once), so load drift on a
+ * shared machine hits all of them alike; returns the median ns per iteration of each.
+ */
+export async function roundRobin(variants, { iterations = 20_000, rounds = 9 } = {}) {
+  for (const fn of Object.values(variants)) await fn(Math.min(iterations, 5_000))
+  const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, fn] of Object.entries(variants)) {
+      const t0 = process.hrtime.bigint()
+      await fn(iterations)
+      samples[name].push(Number(process.hrtime.bigint() - t0) / iterations)
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+}

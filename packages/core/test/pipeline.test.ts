@@ -871,3 +871,31 @@ describe('metrics', () => {
     })
   })
 })
+
+describe('render output checks', () => {
+  it.each([
+    ['an extra key', [{ type: 'text', text: 'x', cache: true }]],
+    ['a getter', [Object.defineProperty({ type: 'text' }, 'text', { get: () => 'x', enumerable: true })]],
+    ['a non-string text', [{ type: 'text', text: 1 }]],
+    ['an unknown block type', [{ type: 'audio', data: 'x' }]],
+  ])('render output with %s is not adopted as is', async (_what, blocks) => {
+    const runtime = createRuntime()
+    runtime.register(
+      defineTool({
+        name: 'r',
+        description: 'R.',
+        parameters: { type: 'object' },
+        output: { schema: { type: 'string' }, render: () => blocks as never },
+        execute: () => 'x',
+      }),
+    )
+    const result = await runtime.execute({ callId: 'c', name: 'r', arguments: {} })
+    if (result.isError) expect(result.error?.kind).toBe('invalid_output')
+    else {
+      // Only the getter case is acceptable content once copied (read once, as plain data).
+      expect(result.content).toEqual([{ type: 'text', text: 'x' }])
+      expect(Object.isFrozen(result.content[0])).toBe(true)
+      expect(Object.getOwnPropertyDescriptor(result.content[0], 'text')?.get).toBe(undefined)
+    }
+  })
+})

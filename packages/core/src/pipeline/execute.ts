@@ -227,7 +227,10 @@ export function isContextMessage(value: unknown): boolean {
 
 export function isContentBlock(value: unknown): boolean {
   const b = value as { type?: unknown; text?: unknown; mediaType?: unknown; data?: unknown } | null
-  if (b?.type === 'text') return typeof b.text === 'string'
-  if (b?.type === 'image') return typeof b.mediaType === 'string' && typeof b.data === 'string'
+  if (typeof b !== 'object' || b === null) return false
+  // Exactly the declared fields: anything else would reach the model unchecked.
+  const keys = Object.keys(b).length
+  if (b.type === 'text') return keys === 2 && typeof b.text === 'string'
+  if (b.type === 'image') return keys === 3 && typeof b.mediaType === 'string' && typeof b.data === 'string'
   return false
 }

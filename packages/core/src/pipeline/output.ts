@@ -62,7 +62,7 @@ function renderChecked(
     render(a: JsonValue, v: JsonValue): readonly ContentBlock[]
     presentationMeta?(a: JsonValue, v: JsonValue): JsonValue
   }
-  const content = checkContent(() => output.render(args, value))
+  const content = checkContent(() => output.render(args, value), true)
   if (!content.ok) return { ok: false, failure: failures.invalidOutput(name, `render ${content.problem}`) }
   if (!withMeta || !output.presentationMeta) return { ok: true, value, content: content.blocks }
   let meta: ReturnType<typeof materialize>
@@ -89,6 +89,7 @@ function renderChecked(
 /** Run a content producer and check what it made: frozen, well-formed content blocks. */
 export function checkContent(
   produce: () => readonly ContentBlock[] | undefined,
+  fresh = false,
 ): { ok: true; blocks: readonly ContentBlock[] } | { ok: false; problem: string } {
   let produced: unknown
   try {
@@ -96,7 +97,35 @@ export function checkContent(
   } catch (error) {
     return { ok: false, problem: `threw (${describeThrown(error)})` }
   }
-  return validBlocks(produced)
+  return (fresh && adoptBlocks(produced)) || validBlocks(produced)
+}
+
+/**
+ * The hot path for render output, which is a fresh projection: when it is exactly an array of
+ * well-formed blocks (plain objects, data properties, no extra keys), freeze it in place instead
+ * of copying it. Anything else returns undefined and takes the full copying check.
+ */
+function adoptBlocks(produced: unknown): { ok: true; blocks: readonly ContentBlock[] } | undefined {
+  if (!Array.isArray(produced) || Object.getPrototypeOf(produced) !== Array.prototype) return undefined
+  for (let i = 0; i < produced.length; i++) {
+    if (!Object.hasOwn(produced, i) || !isPlainBlock(produced[i])) return undefined
+  }
+  for (const block of produced) Object.freeze(block)
+  return { ok: true, blocks: Object.freeze(produced) as readonly ContentBlock[] }
+}
+
+const BLOCK_FIELDS = { text: ['type', 'text'], image: ['type', 'mediaType', 'data'] } as const
+
+function isPlainBlock(block: unknown): boolean {
+  if (typeof block !== 'object' || block === null || Object.getPrototypeOf(block) !== Object.prototype)
+    return false
+  const fields = BLOCK_FIELDS[(block as { type?: unknown }).type as keyof typeof BLOCK_FIELDS]
+  if (!fields || Object.keys(block).length !== fields.length) return false
+  for (const field of fields) {
+    const own = Object.getOwnPropertyDescriptor(block, field)
+    if (!own || typeof own.value !== 'string') return false
+  }
+  return true
 }
 
 export function validBlocks(
