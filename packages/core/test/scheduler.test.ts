@@ -469,3 +469,35 @@ describe('cancellation and deadlines', () => {
     expect(added).toBe(removed)
   })
 })
+
+describe('deadline signals', () => {
+  it('a body that reads its signal late finds it already aborted by the deadline', async () => {
+    vi.useFakeTimers()
+    try {
+      const runtime = createRuntime({ abortGraceMs: 50 })
+      let late: { aborted: boolean; reason: unknown } | undefined
+      runtime.register(
+        defineTool({
+          name: 'late',
+          description: 'Reads its signal only after a while.',
+          parameters: z.object({}),
+          output: textOutput(),
+          timeoutMs: 100,
+          execute: async (_a, exec) => {
+            await new Promise((resolve) => setTimeout(resolve, 120))
+            late = { aborted: exec.signal.aborted, reason: exec.signal.reason }
+            throw exec.signal.reason
+          },
+        }),
+      )
+      const pending = runtime.execute({ callId: 'l', name: 'late', arguments: {} })
+      await vi.advanceTimersByTimeAsync(130)
+      const result = await pending
+      expect(late?.aborted).toBe(true)
+      expect((late?.reason as Error).name).toBe('DeadlineExceeded')
+      expect(result.error?.code).toBe('TOOL_TIMEOUT')
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})

@@ -17,23 +17,44 @@ import type {
 import type { CallState } from './state.js'
 
 // Stage ③: the tools/execute around-wrappers and the body. A wrapper may hand the body another
-// signal (`next({ signal })`, e.g. a deadline); the caller's signal is always fused back in
-// before the body runs (inv. 6), unless the tool declared interruptBehavior 'block'. A body that
-// ignores its signal is given `graceMs` after the abort, then the call settles without it and
-// the late outcome is only logged (`tool/late-settle`).
+// signal (`next({ signal })`) or a deadline (`next({ timeoutMs })`, what the timeout policy does);
+// the caller's signal is always fused back in before the body runs (inv. 6), unless the tool
+// declared interruptBehavior 'block'. A body that ignores its signal is given `graceMs` after the
+// abort, then the call settles without it and the late outcome is only logged (`tool/late-settle`).
+// A deadline's AbortController is created only if the body reads `exec.signal`: creating an
+// AbortSignal costs Node 20 more than the rest of the call (measured), and most bodies never look.
 
 class Unresponsive {
   constructor(readonly reason: unknown) {}
 }
 
-type Ctx = { readonly view: ToolExecution; readonly state: CallState; readonly args: JsonValue }
+/** What a wrapper may pass to `next()`. */
+export type ExecuteOverride = { readonly signal?: AbortSignal; readonly timeoutMs?: number }
 
-const terminal = (ctx: Ctx) => invokeBody(ctx.state, ctx.args, ctx.view)
-const update = (ctx: Ctx, override: { signal?: AbortSignal }): Ctx =>
-  override.signal === undefined
-    ? ctx
-    : { ...ctx, view: Object.freeze({ ...ctx.view, signal: override.signal }) }
-// One composed chain per wrapper list (views are cached per registry version): no per-call closures.
+type Ctx = {
+  readonly view: ToolExecution
+  readonly state: CallState
+  readonly args: JsonValue
+  readonly timeoutMs?: number
+}
+
+const terminal = (ctx: Ctx) => invokeBody(ctx.state, ctx.args, ctx.view, ctx.timeoutMs)
+const update = (ctx: Ctx, override: ExecuteOverride): Ctx => {
+  let next = ctx
+  if (override.signal !== undefined)
+    next = { ...next, view: Object.freeze({ ...ctx.view, signal: override.signal }) }
+  const ms = override.timeoutMs
+  if (
+    ms !== undefined &&
+    Number.isFinite(ms) &&
+    ms > 0 &&
+    (ctx.timeoutMs === undefined || ms < ctx.timeoutMs)
+  ) {
+    next = { ...next, timeoutMs: ms }
+  }
+  return next
+}
+// One composed chain per wrapper list (views are cached per registry change): no per-call closures.
 const chains = new WeakMap<
   readonly ExecuteWrapper[],
   (ctx: Ctx) => ExecuteOutcome | Promise<ExecuteOutcome>
@@ -43,7 +64,7 @@ function chainFor(wrappers: readonly ExecuteWrapper[]) {
   let chain = chains.get(wrappers)
   if (!chain) {
     // Re-entrant: a retry wrapper may call next() again after a failure.
-    chain = compose<Ctx, ExecuteOutcome, { signal?: AbortSignal }>(
+    chain = compose<Ctx, ExecuteOutcome, ExecuteOverride>(
       wrappers.map((w) => (ctx, next) => w(ctx.view, async (override) => next(override))),
       terminal,
       { reentrant: true, update },
@@ -58,27 +79,37 @@ export async function runExecute(state: CallState, args: JsonValue): Promise<Exe
   return chainFor(wrappers)({ view: state.exec, state, args })
 }
 
-async function invokeBody(state: CallState, args: JsonValue, view: ToolExecution): Promise<ExecuteOutcome> {
-  const { exec, host, definition } = state
-  if (!definition) return { ok: false, error: new Error('no tool') }
-  const blocking = definition.interruptBehavior === 'block'
-  // The body's signal: the wrapper's view, fused with the caller's (unless the tool blocks
-  // interrupts) and the sibling cascade.
-  const link = linkSignals(
-    view.signal === exec.signal ? undefined : view.signal,
+function bodyParents(state: CallState, view: ToolExecution): (AbortSignal | undefined)[] {
+  const blocking = state.definition?.interruptBehavior === 'block'
+  // The wrapper's view, the caller's signal (unless the tool blocks interrupts), the cascade.
+  return [
+    view.signal === state.exec.signal ? undefined : view.signal,
     blocking ? undefined : state.callerSignal,
     state.cascade,
-  )
-  const context = runContext(state, view, link.signal)
+  ]
+}
+
+function startBody(state: CallState, args: JsonValue, context: ToolRunContext): Promise<unknown> {
   state.bodyStarted = true
-  let work: Promise<unknown>
   try {
-    const value = (definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(args, context)
-    work = value instanceof Promise ? value : Promise.resolve(value)
+    const value = (state.definition!.execute as (a: JsonValue, c: ToolRunContext) => unknown)(args, context)
+    return value instanceof Promise ? value : Promise.resolve(value)
   } catch (error) {
-    link.dispose()
-    return { ok: false, error: classifyWith(link.signal, error) }
+    return Promise.reject(error)
   }
+}
+
+async function invokeBody(
+  state: CallState,
+  args: JsonValue,
+  view: ToolExecution,
+  timeoutMs: number | undefined,
+): Promise<ExecuteOutcome> {
+  if (!state.definition) return { ok: false, error: new Error('no tool') }
+  if (timeoutMs !== undefined) return invokeWithDeadline(state, args, view, timeoutMs)
+  const { exec, host } = state
+  const link = linkSignals(...bodyParents(state, view))
+  const work = startBody(state, args, new RunContext(state, view, link.signal))
   // Nobody can abort this call: await the body directly (the hot path).
   if (link.signal === neverAborted()) {
     try {
@@ -98,6 +129,106 @@ async function invokeBody(state: CallState, args: JsonValue, view: ToolExecution
     return { ok: false, error: classifyWith(link.signal, error) }
   } finally {
     link.dispose()
+  }
+}
+
+/** A deadline whose AbortController exists only once somebody reads the signal. */
+class LazyDeadline {
+  expired = false
+  private controller: AbortController | undefined
+  private readonly listening: [AbortSignal, () => void][] = []
+  constructor(
+    readonly timeoutMs: number,
+    private readonly parents: readonly AbortSignal[],
+  ) {}
+
+  get reason(): unknown {
+    if (this.expired) return new DeadlineExceeded(this.timeoutMs)
+    return this.parents.find((p) => p.aborted)?.reason
+  }
+
+  get aborted(): boolean {
+    return this.expired || this.parents.some((p) => p.aborted)
+  }
+
+  /** The body's signal: created on first read, already aborted if the call already is. */
+  signal(): AbortSignal {
+    if (this.controller) return this.controller.signal
+    const controller = new AbortController()
+    this.controller = controller
+    if (this.aborted) controller.abort(this.reason)
+    else {
+      for (const parent of this.parents) {
+        const listener = () => controller.abort(parent.reason)
+        parent.addEventListener('abort', listener, { once: true })
+        this.listening.push([parent, listener])
+      }
+    }
+    return controller.signal
+  }
+
+  expire(): void {
+    this.expired = true
+    this.controller?.abort(new DeadlineExceeded(this.timeoutMs))
+  }
+
+  dispose(): void {
+    for (const [parent, listener] of this.listening) parent.removeEventListener('abort', listener)
+    this.listening.length = 0
+  }
+}
+
+async function invokeWithDeadline(
+  state: CallState,
+  args: JsonValue,
+  view: ToolExecution,
+  timeoutMs: number,
+): Promise<ExecuteOutcome> {
+  const { exec, host } = state
+  const parents = bodyParents(state, view).filter(
+    (p): p is AbortSignal => p !== undefined && p !== neverAborted(),
+  )
+  const deadline = new LazyDeadline(timeoutMs, parents)
+  let done = false
+  let graceTimer: ReturnType<typeof setTimeout> | undefined
+  let giveUp!: (reason: unknown) => void
+  const gaveUp = new Promise<{ settled: false; reason: unknown }>((resolve) => {
+    giveUp = (reason) => resolve({ settled: false, reason })
+  })
+  // Whatever aborts first (the deadline or a parent), the body gets graceMs more, then we leave it.
+  const startGrace = (reason: unknown) => {
+    if (done || graceTimer !== undefined) return
+    graceTimer = setTimeout(() => giveUp(reason), host.graceMs)
+  }
+  const timer = setTimeout(() => {
+    deadline.expire()
+    startGrace(new DeadlineExceeded(timeoutMs))
+  }, timeoutMs)
+  const parentListeners: [AbortSignal, () => void][] = []
+  for (const parent of parents) {
+    if (parent.aborted) startGrace(parent.reason)
+    else {
+      const listener = () => startGrace(parent.reason)
+      parent.addEventListener('abort', listener, { once: true })
+      parentListeners.push([parent, listener])
+    }
+  }
+  const work = startBody(state, args, new RunContext(state, view, () => deadline.signal()))
+  try {
+    const outcome = await Promise.race([work.then((value) => ({ settled: true as const, value })), gaveUp])
+    if (!outcome.settled) {
+      host.trackOrphan(exec, 'body', work)
+      return { ok: false, error: new Unresponsive(outcome.reason) }
+    }
+    return { ok: true, value: outcome.value }
+  } catch (error) {
+    return { ok: false, error: new BodyFailure(error, deadline.reason, deadline.aborted) }
+  } finally {
+    done = true
+    clearTimeout(timer)
+    if (graceTimer !== undefined) clearTimeout(graceTimer)
+    for (const [parent, listener] of parentListeners) parent.removeEventListener('abort', listener)
+    deadline.dispose()
   }
 }
 
@@ -165,12 +296,12 @@ class RunContext {
   readonly arguments: JsonValue
   declare readonly agent?: string
   declare readonly parent?: ToolExecution['parent']
-  readonly signal: AbortSignal
   readonly token: symbol
   readonly jobs: ToolRunContext['jobs']
   readonly #state: CallState
+  readonly #signal: AbortSignal | (() => AbortSignal)
 
-  constructor(state: CallState, view: ToolExecution, signal: AbortSignal) {
+  constructor(state: CallState, view: ToolExecution, signal: AbortSignal | (() => AbortSignal)) {
     const exec = state.exec
     this.#state = state
     this.callId = exec.callId
@@ -178,10 +309,16 @@ class RunContext {
     this.arguments = exec.arguments
     if (exec.agent !== undefined) (this as { agent?: string }).agent = exec.agent
     if (exec.parent !== undefined) (this as { parent?: ToolExecution['parent'] }).parent = exec.parent
-    this.signal = signal
+    this.#signal = signal
     this.token = view.token
     this.jobs = state.host.jobs
     Object.freeze(this)
+  }
+
+  /** The body's signal (a deadline's is created on first read). */
+  get signal(): AbortSignal {
+    const signal = this.#signal
+    return typeof signal === 'function' ? signal() : signal
   }
 
   deferContext(message: ContextMessage): void {
@@ -214,10 +351,6 @@ class RunContext {
   emit(type: string, payload: JsonObject): void {
     this.#state.host.session.append(type, { callId: this.callId, ...payload })
   }
-}
-
-function runContext(state: CallState, view: ToolExecution, signal: AbortSignal): ToolRunContext {
-  return new RunContext(state, view, signal)
 }
 
 export function isContextMessage(value: unknown): boolean {

@@ -32,9 +32,13 @@ export type ExecuteOutcome =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly error: unknown }
 
+/**
+ * An around-wrapper of the body. `next({ signal })` hands the body another signal (the caller's is
+ * fused back in); `next({ timeoutMs })` asks for a deadline (the tightest one wins).
+ */
 export type ExecuteWrapper = (
   exec: ToolExecution,
-  next: (override?: { signal?: AbortSignal }) => Promise<ExecuteOutcome>,
+  next: (override?: { signal?: AbortSignal; timeoutMs?: number }) => Promise<ExecuteOutcome>,
 ) => Promise<ExecuteOutcome>
 
 /** The result as post-execute listeners see it: frozen candidate (not yet finalized). */
