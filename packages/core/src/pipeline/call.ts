@@ -58,6 +58,7 @@ export async function runCall(
   const definition = prepared.tool?.definition as CallState['definition']
   const state: CallState = {
     host,
+    view: prepared.view,
     tool: prepared.tool,
     definition,
     exec,

@@ -75,7 +75,7 @@ function chainFor(wrappers: readonly ExecuteWrapper[]) {
 }
 
 export async function runExecute(state: CallState, args: JsonValue): Promise<ExecuteOutcome> {
-  const wrappers = state.host.registry.view(state.exec.agent).execute
+  const wrappers = state.view.execute
   return chainFor(wrappers)({ view: state.exec, state, args })
 }
 

@@ -46,13 +46,13 @@ type PostOutcome = { ok: true; candidate: Candidate } | { ok: false; failure: To
 
 export function postExecute(state: CallState, candidate: Candidate): PostOutcome | Promise<PostOutcome> {
   // No listeners: accept as it is, synchronously (the hot path).
-  if (state.host.registry.view(state.exec.agent).post.length === 0) return { ok: true, candidate }
+  if (state.view.post.length === 0) return { ok: true, candidate }
   return postExecuteListeners(state, candidate)
 }
 
 async function postExecuteListeners(state: CallState, candidate: Candidate): Promise<PostOutcome> {
   const { exec } = state
-  const listeners = state.host.registry.view(exec.agent).post
+  const listeners = state.view.post
   const frozen = Object.freeze({ ...candidate }) as PostExecuteResult
   let decision: PostToolDecision
   try {

@@ -43,13 +43,13 @@ export function notStarted(state: CallState): Extract<StageOutcome, { kind: 'fai
 
 export function preExecute(state: CallState): StageOutcome | Promise<StageOutcome> {
   // No listeners: the default is allow, decided synchronously (the hot path).
-  if (state.host.registry.view(state.exec.agent).pre.length === 0) return CONTINUE
+  if (state.view.pre.length === 0) return CONTINUE
   return preExecuteListeners(state)
 }
 
 async function preExecuteListeners(state: CallState): Promise<StageOutcome> {
   const { exec, host } = state
-  const listeners = host.registry.view(exec.agent).pre
+  const listeners = state.view.pre
   let decision: unknown
   try {
     const pending = chainFor(listeners)(exec)
@@ -160,7 +160,7 @@ async function ask(
 /** Monotonic guards: the first string denies; a throw is final; anything else but undefined denies. */
 export function runGuards(state: CallState): StageOutcome {
   const { exec } = state
-  for (const guard of state.host.registry.view(exec.agent).guards) {
+  for (const guard of state.view.guards) {
     let verdict: unknown
     try {
       verdict = guard(exec)

@@ -1,5 +1,5 @@
 import type { ApprovalService } from '../approval/service.js'
-import type { RegisteredTool, Registry } from '../registry/registry.js'
+import type { AgentView, RegisteredTool, Registry } from '../registry/registry.js'
 import type { RuntimeSessionLog } from '../session/log.js'
 import type { ToolDefinition } from '../tool/define.js'
 import type { ContextMessage, JobsService, ToolExecution, ToolFailure } from '../types.js'
@@ -34,6 +34,8 @@ export interface CallOptions {
 /** One call's mutable working state; nothing here is visible to listeners. */
 export interface CallState {
   readonly host: PipelineHost
+  /** The registry view for the call's agent, taken when the call started (listeners, guards). */
+  readonly view: AgentView
   readonly tool: RegisteredTool | undefined
   readonly definition: ToolDefinition<never, never> | undefined
   readonly exec: ToolExecution
