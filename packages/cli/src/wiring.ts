@@ -1,9 +1,9 @@
-// The ONE adapter between the CLI and the packages that were still landing while it was written
-// (@toolgate/tools builtinTools, @toolgate/policy permissions, @toolgate/codemode codeMode). Each is
-// looked up by name on the package namespace, so the CLI builds and says plainly what is missing
-// instead of failing to compile. Everything else in the CLI talks to this file, not to those APIs.
+// The one place the CLI assembles a session: runtime, approvals, the built-in tools, the
+// permission engine (with its prompt helpers) and, optionally, Code Mode. Commands talk to this
+// file, not to those packages.
+
+import { codeMode as codeModePlugin } from '@toolgate/codemode'
 import {
-  type AnyToolDefinition,
   type ApprovalRequest,
   type ApprovalService,
   createApprovalService,
@@ -16,36 +16,16 @@ import {
   type ToolResult,
   type ToolResultView,
 } from '@toolgate/core'
-import * as policyPkg from '@toolgate/policy'
-import * as toolsPkg from '@toolgate/tools'
+import { initShellParser, permissions } from '@toolgate/policy'
+import { builtinTools } from '@toolgate/tools'
 
 export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
 export type ApprovalMode = 'on-request' | 'never'
 
-type Loose = Record<string, unknown>
-
-// Code Mode is optional: imported by a computed specifier so the CLI builds and runs without it.
-const CODEMODE = '@toolgate/codemode'
-let codemodePkg: unknown
-async function loadCodemode(): Promise<unknown> {
-  if (codemodePkg === undefined) {
-    try {
-      codemodePkg = await import(CODEMODE)
-    } catch {
-      codemodePkg = {}
-    }
-  }
-  return codemodePkg
-}
-const fn = (pkg: unknown, name: string): ((...args: unknown[]) => unknown) | undefined => {
-  const value = (pkg as Loose)[name]
-  return typeof value === 'function' ? (value as (...args: unknown[]) => unknown) : undefined
-}
-
-/** What the permission engine offers the prompt, when it exposes it (see README "API gaps"). */
+/** What the permission engine offers the approval prompt. */
 export interface PolicyHandle {
   describe(request: ApprovalRequest): { reason?: string; offerSession: boolean }
-  grantSession?(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
+  grantSession(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
 }
 
 export interface SessionSetup {
@@ -68,126 +48,43 @@ export interface Session {
   readonly policy: PolicyHandle
   /** Whether run_code is registered. */
   readonly codeMode: boolean
-  /** Missing pieces, one line each, printed by the commands (empty once every package has landed). */
+  /** Notes for the user, one line each (none today; kept for degraded setups). */
   readonly gaps: readonly string[]
 }
 
 export async function createSession(setup: SessionSetup): Promise<Session> {
-  const gaps: string[] = []
   const approval = createApprovalService({ policy: setup.approvalPolicy })
   const runtime = createRuntime({ approval, session: setup.sink })
-
-  const builtinTools = fn(toolsPkg, 'builtinTools')
-  if (!builtinTools)
-    throw new Error('@toolgate/tools does not export builtinTools yet; the CLI cannot run without its tools')
-  runtime.use(builtinTools({ root: setup.root }) as Plugin)
-
-  let codeMode = false
-  const codeModeFn = setup.codeMode ? fn(await loadCodemode(), 'codeMode') : undefined
-  if (setup.codeMode) {
-    if (codeModeFn) {
-      runtime.use(codeModeFn({ mode: 'both' }) as Plugin)
-      codeMode = true
-    } else gaps.push('@toolgate/codemode does not export codeMode yet: run_code is not available')
-  }
-
-  const policy = await installPolicy(runtime, setup, gaps)
+  runtime.use(builtinTools({ root: setup.root }))
+  if (setup.codeMode) runtime.use(codeModePlugin({ mode: 'both' }))
+  const policy = await installPolicy(runtime, setup)
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
-  return { runtime, approval, policy, codeMode, gaps }
+  return { runtime, approval, policy, codeMode: setup.codeMode === true, gaps: [] }
 }
 
-async function installPolicy(runtime: Runtime, setup: SessionSetup, gaps: string[]): Promise<PolicyHandle> {
-  const init = fn(policyPkg, 'initShellParser')
-  if (init) await (init() as Promise<void>)
-  const permissions = fn(policyPkg, 'permissions')
-  if (!permissions) {
-    gaps.push(
-      "@toolgate/policy does not export permissions yet: using the CLI's minimal stand-in policy (wiring.ts)",
-    )
-    runtime.use(standInPolicy(setup.root))
-    return {
-      describe: (r) => ({ ...(r.displayReason ? { reason: r.displayReason } : {}), offerSession: false }),
-    }
-  }
+async function installPolicy(runtime: Runtime, setup: SessionSetup): Promise<PolicyHandle> {
+  await initShellParser()
   const plugin = permissions({
     root: setup.root,
     preset: setup.preset,
     approvalPolicy: setup.approvalPolicy,
-  }) as Plugin & Loose
+    ...(setup.rules ? { rules: setup.rules } : {}),
+    ...(setup.isolated ? { userSettingsPath: null, projectSettingsPath: null } : {}),
+  })
   runtime.use(plugin)
-  // The engine may hang off the plugin (plugin.engine) or be the plugin itself.
-  const engine = (
-    typeof plugin.engine === 'object' && plugin.engine !== null ? plugin.engine : plugin
-  ) as Loose
-  const describeAsk = fn(engine, 'describeAsk')?.bind(engine)
-  const grant = (fn(engine, 'grantSession') ?? fn(engine, 'grant'))?.bind(engine)
-  if (!describeAsk)
-    gaps.push("the permission engine has no describeAsk(callId): the prompt shows the request's reason only")
-  if (!grant)
-    gaps.push('the permission engine has no session-grant API: "a" (allow for session) is not offered')
+  const engine = plugin.engine
   return {
     describe(request) {
-      const described = describeAsk?.(request.callId) as
-        | { displayReason?: string; offerSessionGrant?: boolean }
-        | undefined
+      const described = engine.describeAsk(request.callId)
       const reason = described?.displayReason ?? request.displayReason ?? request.reason
-      return {
-        ...(reason ? { reason } : {}),
-        offerSession: grant !== undefined && described?.offerSessionGrant === true,
-      }
+      return { ...(reason ? { reason } : {}), offerSession: described?.offerSessionGrant === true }
     },
-    ...(grant
-      ? {
-          grantSession(request: ApprovalRequest) {
-            const result = grant(request.callId) as
-              | { granted?: boolean; keys?: readonly string[]; reason?: string }
-              | undefined
-            return result?.granted
-              ? { ok: true as const, note: (result.keys ?? []).join(', ') || 'remembered' }
-              : { ok: false as const, reason: result?.reason ?? 'the policy did not grant it' }
-          },
-        }
-      : {}),
-  }
-}
-
-/**
- * Stand-in for the permission engine while it lands: protected paths deny (bypass-immune), bash
- * commands that are not read-only ask, everything else is allowed. Fail closed on doubt.
- */
-function standInPolicy(root: string): Plugin {
-  const classify = fn(policyPkg, 'classifyCommand')
-  const PROTECTED = [
-    /(^|\/)\.git\/hooks(\/|$)/,
-    /(^|\/)\.ssh(\/|$)/,
-    /(^|\/)\.(bashrc|zshrc|profile|bash_profile)$/,
-    /(^|\/)\.toolgate(\/|$)/,
-  ]
-  return (ctx) => {
-    ctx.on('tools/pre-execute', (exec, next) => {
-      const args = exec.arguments as Loose
-      const path = typeof args?.path === 'string' ? args.path : undefined
-      if (path !== undefined && (exec.name === 'write' || exec.name === 'edit')) {
-        const abs = path.startsWith('/') ? path : `${root}/${path}`
-        if (PROTECTED.some((p) => p.test(abs))) {
-          return {
-            kind: 'deny',
-            reason: `Writing ${path} is not allowed: it is a protected path (git hooks, shell startup files, SSH keys and toolgate's own config can never be changed by the agent). Do not retry; tell the user what you wanted to change.`,
-          }
-        }
-      }
-      if (exec.name === 'bash' && typeof args?.command === 'string') {
-        const verdict = classify?.(args.command) as { readOnly?: boolean; reason?: string } | undefined
-        if (verdict?.readOnly !== true) {
-          return {
-            kind: 'ask',
-            reason: verdict?.reason ?? 'unclassified command',
-            displayReason: `runs a command that is not read-only (${verdict?.reason ?? 'could not classify it'})`,
-          }
-        }
-      }
-      return next()
-    })
+    grantSession(request) {
+      const result = engine.grantSession(request.callId)
+      return result.granted
+        ? { ok: true, note: result.keys.join(', ') || 'remembered' }
+        : { ok: false, reason: result.reason }
+    },
   }
 }
 
@@ -200,24 +97,10 @@ export interface CardSource {
 /** The built-in tools' presenters, without running anything (a runtime that never executes). */
 export async function builtinCardSource(root: string): Promise<CardSource> {
   const runtime = createRuntime()
-  const builtinTools = fn(toolsPkg, 'builtinTools')
-  if (builtinTools) runtime.use(builtinTools({ root }) as Plugin)
-  const codeModeFn = fn(await loadCodemode(), 'codeMode')
-  if (codeModeFn) {
-    try {
-      runtime.use(codeModeFn({ mode: 'both' }) as Plugin)
-    } catch {
-      // Cards of run_code fall back to the generic card.
-    }
-  }
-  let lookup: (name: string) => AnyToolDefinition | undefined = () => undefined
-  runtime
-    .use((ctx) => {
-      lookup = (name) => ctx.toolOf({ name })
-    })
-    .dispose()
+  runtime.use(builtinTools({ root }))
+  runtime.use(codeModePlugin({ mode: 'both' }))
   const presenters = (name: string) =>
-    lookup(name) as
+    runtime.tool(name) as
       | {
           presentCall?: (a: JsonValue) => ToolCallView | undefined
           presentResult?: (a: JsonValue, r: ToolResult) => ToolResultView | undefined

@@ -72,9 +72,9 @@ export async function demoCommand(argv: readonly string[], io: CliIO): Promise<E
     system: 'You are the toolgate demo agent (a scripted model).',
     json: o.json === true,
     codeMode: wantCode,
-    // The seed's step 10: the lint command needs approval in this session, whatever the machine's
-    // sandbox or the user's settings would otherwise allow.
-    rules: [{ action: 'ask', rule: `bash(${LINT_COMMAND}:*)` }],
+    // The seed's step 10: the lint command is not read-only, so it needs approval (the CLI does not
+    // declare the sandbox to the engine); the user's and the project's settings are ignored so the
+    // demo behaves the same on every machine.
     isolated: true,
     forceAuto: o.yes === true,
     auto: (request) =>

@@ -77,8 +77,8 @@ export function demoTurns(
     },
   ]
   if (options.codeMode) {
-    // TODO(codemode): written against the SDK shape of packages/codemode/src/sdk.ts
-    // (`tools.read(args) => Promise<read value>`); it is played only once `codeMode` is exported.
+    // A program against the SDK of the built-in tools (`tools.read(args)` resolves to the read
+    // tool's structured value; see packages/codemode/README.md).
     turns.push({
       text: 'One more check as a small program: count the lines of every source file in one go.',
       toolCalls: [
