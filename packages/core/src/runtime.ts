@@ -272,11 +272,11 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         )
     },
     mode,
-    async execute(call) {
-      const settled = await run(call, {})
-      commit(settled)
-      return settled.result
-    },
+    execute: (call) =>
+      run(call, {}).then((settled) => {
+        commit(settled)
+        return settled.result
+      }),
     executeBatch: (calls, batchOptions = {}) =>
       runBatch(
         {

@@ -494,7 +494,7 @@ describe('deadline signals', () => {
       await vi.advanceTimersByTimeAsync(130)
       const result = await pending
       expect(late?.aborted).toBe(true)
-      expect((late?.reason as Error).name).toBe('DeadlineExceeded')
+      expect((late?.reason as Error | undefined)?.name).toBe('DeadlineExceeded')
       expect(result.error?.code).toBe('TOOL_TIMEOUT')
     } finally {
       vi.useRealTimers()

@@ -2,7 +2,7 @@
 // endpoint), in a fresh temporary workspace. Exit 0 when the run completes.
 import { scriptedModel } from '@toolgate/providers'
 import { type CommandSpec, parseArgs } from '../args.js'
-import { DEMO_TASK, demoTurns, LINT_CALL_ID, LINT_COMMAND } from '../demo/script.js'
+import { DEMO_TASK, demoTurns, LINT_CALL_ID } from '../demo/script.js'
 import { createDemoWorkspace } from '../demo/workspace.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'

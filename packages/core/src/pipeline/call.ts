@@ -15,6 +15,8 @@ import type { CallOptions, CallState, PipelineHost, StageOutcome } from './state
 // Every path ends in `finalizeResult`, so each call yields exactly one frozen result. Committing
 // it (observers, `tool/result`, metrics) is the caller's job: a batch commits in model order.
 
+const TIME_ORIGIN = performance.timeOrigin
+
 export interface SettledCall {
   readonly result: ToolResult
   readonly exec: ToolExecution
@@ -26,7 +28,7 @@ export async function runCall(
   options: CallOptions = {},
 ): Promise<SettledCall> {
   const t0 = performance.now()
-  const startedAt = Math.round(performance.timeOrigin + t0)
+  const startedAt = Math.round(TIME_ORIGIN + t0)
   const prepared = options.prepared ?? prepareCall(host.registry, call, (p) => host.live.has(p.token))
   const name = String(call.name)
   const callId = String(call.callId)
@@ -42,7 +44,7 @@ export async function runCall(
   }
   if ('arguments' in prepared.logged) logged.arguments = prepared.logged.arguments
   else logged.argumentsText = prepared.logged.argumentsText
-  host.session.appendTrusted('tool/call', logged)
+  host.session.appendFresh('tool/call', logged)
 
   const signal = linkSignals(call.signal, options.signal)
   const draft: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
@@ -119,7 +121,8 @@ async function journey(
   const tool = state.tool!
   let outcome: Awaited<ReturnType<typeof runExecute>>
   try {
-    outcome = await runExecute(state, validated.value)
+    const running = runExecute(state, validated.value)
+    outcome = running instanceof Promise ? await running : running
   } catch (error) {
     // A wrapper threw: final, post-execute is skipped (seed 002).
     return failureCandidate(

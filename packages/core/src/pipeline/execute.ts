@@ -74,9 +74,8 @@ function chainFor(wrappers: readonly ExecuteWrapper[]) {
   return chain
 }
 
-export async function runExecute(state: CallState, args: JsonValue): Promise<ExecuteOutcome> {
-  const wrappers = state.view.execute
-  return chainFor(wrappers)({ view: state.exec, state, args })
+export function runExecute(state: CallState, args: JsonValue): ExecuteOutcome | Promise<ExecuteOutcome> {
+  return chainFor(state.view.execute)({ view: state.exec, state, args })
 }
 
 function bodyParents(state: CallState, view: ToolExecution): (AbortSignal | undefined)[] {

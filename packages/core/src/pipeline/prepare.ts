@@ -44,10 +44,10 @@ export function prepareCall(
 
   // A parent token is only honoured while the outer call it names is running: it cannot be forged.
   const parent = call.parent !== undefined && parentLive(call.parent) ? call.parent : undefined
-  const context = {
-    ...(call.agent === undefined ? {} : { agent: call.agent }),
-    ...(parent ? { parent } : {}),
-  }
+  // Built by assignment (no conditional spreads): this runs once per call.
+  const context: { agent?: string; parent?: ParentToken } = {}
+  if (call.agent !== undefined) context.agent = call.agent
+  if (parent) context.parent = parent
   const found = typeof call.name === 'string' ? registry.lookup(view, call.name, context) : {}
   if (!found.tool) {
     const name = String(call.name)
@@ -63,7 +63,7 @@ export function prepareCall(
         : failures.notLossless(tool.name, snapshot.path, snapshot.problem)
     return { view, tool, args, logged, failure, ...(parent ? { parent } : {}) }
   }
-  const prepared: Prepared = { view, tool, args, logged, ...(parent ? { parent } : {}) }
+  const prepared: Prepared = parent ? { view, tool, args, logged, parent } : { view, tool, args, logged }
   let result: ReturnType<RegisteredTool['parameters']['validate']>
   try {
     result = tool.parameters.validate(snapshot.value)

@@ -35,6 +35,8 @@ export interface SessionLog {
 /** The runtime's own log: it also appends payloads it built from materialized parts, unchecked. */
 export interface RuntimeSessionLog extends SessionLog {
   appendTrusted(type: SessionEventType, payload: JsonObject): SessionEvent
+  /** Like appendTrusted for a fresh object the runtime built for this event: it becomes the event. */
+  appendFresh(type: SessionEventType, payload: Record<string, JsonValue>): SessionEvent
 }
 
 export class SessionPayloadError extends Error {
@@ -66,7 +68,16 @@ export function createSessionLog(sink: SessionSink = memorySink()): RuntimeSessi
     sink.write(event as unknown as SessionEvent)
     return event as unknown as SessionEvent
   }
+  const appendFresh = (type: SessionEventType, payload: Record<string, JsonValue>): SessionEvent => {
+    seq++
+    payload.seq = seq
+    payload.type = type
+    const event = Object.freeze(payload) as unknown as SessionEvent
+    sink.write(event)
+    return event
+  }
   return {
+    appendFresh,
     append(type, payload) {
       const checked = materialize(payload)
       if (!checked.ok) {
