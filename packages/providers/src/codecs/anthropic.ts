@@ -12,6 +12,7 @@ import {
   type DecodedResponse,
   type EncodedRequest,
   type EncodeOptions,
+  encodedRequest,
   num,
   parseJsonData,
   type StreamDecoder,
@@ -132,11 +133,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
   }
   if (request.temperature !== undefined) body.temperature = request.temperature
   if (options.stream) body.stream = true
-  return {
-    body,
-    strictTools: new Set(compiled.filter((c) => c.strict).map((c) => c.tool.name)),
-    schemaFallbacks: fallbacks,
-  }
+  return encodedRequest(body, compiled, fallbacks)
 }
 
 function usageOf(u: unknown): Usage | undefined {

@@ -93,6 +93,19 @@ export function compileTools(
   return { compiled, fallbacks }
 }
 
+/** The encoded request every codec returns: the wire body plus which tools went strict. */
+export function encodedRequest(
+  body: EncodedRequest['body'],
+  compiled: readonly CompiledTool[],
+  fallbacks: readonly SchemaFallback[],
+): EncodedRequest {
+  return {
+    body,
+    strictTools: new Set(compiled.filter((c) => c.strict).map((c) => c.tool.name)),
+    schemaFallbacks: fallbacks,
+  }
+}
+
 /** Text of content blocks for wires whose tool results carry text only. */
 export function blocksToText(
   blocks: readonly { type: string; text?: string; mediaType?: string; data?: string }[],

@@ -14,6 +14,7 @@ import {
   type DecodedResponse,
   type EncodedRequest,
   type EncodeOptions,
+  encodedRequest,
   num,
   parseJsonData,
   type StreamDecoder,
@@ -98,11 +99,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
     body.stream = true
     body.stream_options = { include_usage: true }
   }
-  return {
-    body,
-    strictTools: new Set(compiled.filter((c) => c.strict).map((c) => c.tool.name)),
-    schemaFallbacks: fallbacks,
-  }
+  return encodedRequest(body, compiled, fallbacks)
 }
 
 function usageOf(u: unknown): Usage | undefined {
