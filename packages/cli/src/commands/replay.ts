@@ -10,7 +10,7 @@ import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { renderCallCard, renderResultCard } from '../render/cards.js'
 import { colorEnabled, createStyle } from '../render/colors.js'
-import { type RunStats, renderSummary } from '../render/run-view.js'
+import { emptyStats, type RunStats, renderSummary } from '../render/run-view.js'
 import { builtinCardSource } from '../wiring.js'
 
 export const replaySpec: CommandSpec = {
@@ -44,14 +44,7 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
   const width = Math.max(40, (io.stdout.isTTY ? io.stdout.columns : undefined) ?? 160)
   const cards = await builtinCardSource(io.cwd)
   const calls = new Map<string, { name: string; args: JsonValue | { raw: string }; view?: ToolCallView }>()
-  const stats: RunStats = {
-    calls: 0,
-    outcomes: new Map(),
-    toolMs: 0,
-    approvalsAsked: 0,
-    approvals: new Map(),
-    turns: 0,
-  }
+  const stats: RunStats = emptyStats()
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
   const out = (text: string) => io.stdout.write(text)
 

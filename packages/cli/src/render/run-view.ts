@@ -38,16 +38,14 @@ export interface RunView {
   readonly stats: RunStats
 }
 
+/** Fresh counters for a run's summary (live or replayed). */
+export function emptyStats(): RunStats {
+  return { calls: 0, outcomes: new Map(), toolMs: 0, approvalsAsked: 0, approvals: new Map(), turns: 0 }
+}
+
 export function createRunView(options: RunViewOptions): RunView {
   const { screen, style, width } = options
-  const stats: RunStats = {
-    calls: 0,
-    outcomes: new Map(),
-    toolMs: 0,
-    approvalsAsked: 0,
-    approvals: new Map(),
-    turns: 0,
-  }
+  const stats = emptyStats()
   const calls = new Map<
     string,
     {
