@@ -16,7 +16,7 @@ import {
   type ToolResult,
   type ToolResultView,
 } from '@toolgate/core'
-import { initShellParser, permissions } from '@toolgate/policy'
+import { initShellParser, permissions, probeSandbox } from '@toolgate/policy'
 import { builtinTools } from '@toolgate/tools'
 
 export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
@@ -38,6 +38,12 @@ export interface SessionSetup {
   readonly rules?: readonly { readonly action: 'allow' | 'ask' | 'deny'; readonly rule: string }[]
   /** Ignore the user's and the project's settings files (the demo must behave the same everywhere). */
   readonly isolated?: boolean
+  /**
+   * Tell the permission engine that bash runs confined when bubblewrap works here (default true):
+   * then workspace-write runs non-destructive commands without asking. The demo sets false so its
+   * step 10 prompt appears on every machine.
+   */
+  readonly trustSandbox?: boolean
   /** Extra plugins installed after the tools (e.g. the demo's concurrency probe). */
   readonly plugins?: readonly Plugin[]
 }
@@ -64,10 +70,14 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
 
 async function installPolicy(runtime: Runtime, setup: SessionSetup): Promise<PolicyHandle> {
   await initShellParser()
+  // Only a sandbox that was seen to work counts (fail closed): the bash tool confines with it.
+  const sandboxed =
+    setup.trustSandbox !== false && setup.preset === 'workspace-write' && (await probeSandbox()).available
   const plugin = permissions({
     root: setup.root,
     preset: setup.preset,
     approvalPolicy: setup.approvalPolicy,
+    sandboxed,
     ...(setup.rules ? { rules: setup.rules } : {}),
     ...(setup.isolated ? { userSettingsPath: null, projectSettingsPath: null } : {}),
   })

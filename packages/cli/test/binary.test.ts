@@ -239,11 +239,13 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
   })
 
   test('a command that needs approval is denied off a TTY without --yes, approved with --yes', async () => {
+    // A destructive command asks in every preset, sandbox or not (rm: see the policy README).
     const root = mkdtempSync(join(tmpdir(), 'toolgate-run-ask-'))
     for (const yes of [false, true]) {
+      writeFileSync(join(root, 'made.txt'), 'x')
       requests.length = 0
       script = [
-        () => [call('call_t', 'bash', { command: 'touch made.txt' }), finish('tool_calls')],
+        () => [call('call_t', 'bash', { command: 'rm made.txt' }), finish('tool_calls')],
         () => [text('ok'), finish('stop')],
       ]
       const r = await run([
@@ -262,15 +264,43 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
       expect(r.code).toBe(0)
       if (yes) {
         expect(r.stdout).toContain('auto-approved (--yes)')
-        expect(existsSync(join(root, 'made.txt'))).toBe(true)
+        expect(existsSync(join(root, 'made.txt'))).toBe(false)
       } else {
         expect(r.stdout).toContain(
           'denied: it needs approval and there is no terminal to ask (pass --yes to approve asks)',
         )
         expect(r.stdout).toContain('· APPROVAL_UNAVAILABLE')
-        expect(existsSync(join(root, 'made.txt'))).toBe(false)
+        expect(existsSync(join(root, 'made.txt'))).toBe(true)
       }
     }
+  }, 60_000)
+
+  test('with a working sandbox, run lets a command that only writes inside the workspace run unasked', async () => {
+    const { probeSandbox } = await import('@toolgate/policy')
+    const sandbox = await probeSandbox()
+    if (!sandbox.available && process.env.CI === 'true')
+      throw new Error(`CI needs bubblewrap: ${sandbox.diagnostic}`)
+    const root = mkdtempSync(join(tmpdir(), 'toolgate-run-sandboxed-'))
+    requests.length = 0
+    script = [
+      () => [call('call_s', 'bash', { command: 'touch made.txt' }), finish('tool_calls')],
+      () => [text('ok'), finish('stop')],
+    ]
+    const r = await run([
+      'run',
+      '--provider',
+      'openai',
+      '--base-url',
+      baseUrl,
+      '--model',
+      'local',
+      '--root',
+      root,
+      'make a file',
+    ])
+    expect(r.code).toBe(0)
+    // Confined by bubblewrap: no prompt needed. Without a working sandbox the engine asks (fail closed).
+    expect(existsSync(join(root, 'made.txt'))).toBe(sandbox.available)
   }, 60_000)
 
   test('SIGINT: the running call is aborted and gets its result, the log is flushed, exit 130', async () => {

@@ -72,10 +72,11 @@ export async function demoCommand(argv: readonly string[], io: CliIO): Promise<E
     system: 'You are the toolgate demo agent (a scripted model).',
     json: o.json === true,
     codeMode: wantCode,
-    // The seed's step 10: the lint command is not read-only, so it needs approval (the CLI does not
-    // declare the sandbox to the engine); the user's and the project's settings are ignored so the
+    // The seed's step 10: the lint command is not read-only, so it needs approval; the sandbox is
+    // not declared to the engine and the user's and the project's settings are ignored, so the
     // demo behaves the same on every machine.
     isolated: true,
+    trustSandbox: false,
     forceAuto: o.yes === true,
     auto: (request) =>
       request.callId === LINT_CALL_ID

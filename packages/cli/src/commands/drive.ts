@@ -36,6 +36,7 @@ export interface DriveOptions {
   /** Passed to the permission engine (see SessionSetup). */
   readonly rules?: SessionSetup['rules']
   readonly isolated?: boolean
+  readonly trustSandbox?: boolean
   /** Used instead of the terminal prompt: always (--yes), or when stdin/stdout is not a TTY. */
   readonly auto: AutoDecision
   readonly forceAuto: boolean
@@ -81,6 +82,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       codeMode: o.codeMode,
       ...(o.rules ? { rules: o.rules } : {}),
       ...(o.isolated ? { isolated: true } : {}),
+      ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
       plugins: [probe.plugin],
     })
   } catch (error) {
