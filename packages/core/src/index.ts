@@ -37,8 +37,9 @@ export type {
   ScopeContext,
   ToolDescriptor,
 } from './runtime.js'
-export { batchContexts, createRuntime } from './runtime.js'
+export { createRuntime } from './runtime.js'
 export type { BatchOptions } from './scheduler/batch.js'
+export { batchContexts } from './scheduler/batch.js'
 export type { CompiledSchema, JsonSchemaObject, SchemaInput } from './schema/compile.js'
 export { compileSchema, isStandardSchema } from './schema/compile.js'
 export type { StandardSchemaV1 } from './schema/standard-schema.js'

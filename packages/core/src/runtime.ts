@@ -16,7 +16,7 @@ import {
   type ResultObserver,
   type VisibilityFilter,
 } from './registry/registry.js'
-import { type BatchOptions, batchContexts, runBatch } from './scheduler/batch.js'
+import { type BatchOptions, runBatch } from './scheduler/batch.js'
 import { createSessionLog, type SessionLog, type SessionSink } from './session/log.js'
 import type { AnyToolDefinition, ToolDefinition } from './tool/define.js'
 import type {
@@ -304,10 +304,14 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       const pending = [...orphans.entries()]
       if (pending.length > 0) {
         // Give orphaned bodies one more grace period to settle, then report what is left.
+        let timer: ReturnType<typeof setTimeout> | undefined
         await Promise.race([
           Promise.allSettled(pending.map(([p]) => p)),
-          new Promise((resolve) => setTimeout(resolve, host.graceMs)),
+          new Promise((resolve) => {
+            timer = setTimeout(resolve, host.graceMs)
+          }),
         ])
+        clearTimeout(timer)
       }
       const left = [...orphans.values()]
       if (left.length > 0) {
@@ -330,5 +334,3 @@ function isJobsService(value: unknown): value is InProcessJobsService {
     typeof value === 'object' && value !== null && typeof (value as { start?: unknown }).start === 'function'
   )
 }
-
-export { batchContexts }

@@ -69,7 +69,6 @@ export async function runCall(
     finalize: definition?.finalizeContent,
     contexts: [],
     concluded: false,
-    bodyStarted: false,
     parentOf: false,
   }
   try {
@@ -176,5 +175,3 @@ function projectContent(state: CallState, candidate: Candidate): Candidate {
     return failureCandidate(failures.exception(state.exec.name, 'projectContent', `it ${blocks.problem}`))
   return { ...candidate, content: blocks.blocks }
 }
-
-export type { JsonValue }

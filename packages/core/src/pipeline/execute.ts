@@ -89,7 +89,6 @@ function bodyParents(state: CallState, view: ToolExecution): (AbortSignal | unde
 }
 
 function startBody(state: CallState, args: JsonValue, context: ToolRunContext): Promise<unknown> {
-  state.bodyStarted = true
   try {
     const value = (state.definition!.execute as (a: JsonValue, c: ToolRunContext) => unknown)(args, context)
     return value instanceof Promise ? value : Promise.resolve(value)

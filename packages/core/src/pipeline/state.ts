@@ -46,7 +46,6 @@ export interface CallState {
   readonly finalize: ToolDefinition<never, never>['finalizeContent']
   readonly contexts: ContextMessage[]
   concluded: boolean
-  bodyStarted: boolean
   /** Set once the body asked for a parent token: the execution is live until it settles. */
   parentOf: boolean
 }
