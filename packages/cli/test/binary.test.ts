@@ -301,6 +301,10 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
     expect(r.code).toBe(0)
     // Confined by bubblewrap: no prompt needed. Without a working sandbox the engine asks (fail closed).
     expect(existsSync(join(root, 'made.txt'))).toBe(sandbox.available)
+    // run_code is offered, so the system prompt carries the SDK declaration of the callable tools.
+    const system = requests[0]!.messages.find((m) => m.role === 'system')?.content
+    expect(String(system)).toContain('declare const tools')
+    expect(String(system)).toContain('ToolArgsMap')
   }, 60_000)
 
   test('SIGINT: the running call is aborted and gets its result, the log is flushed, exit 130', async () => {

@@ -2,6 +2,7 @@
 // policy, approvals, JSONL log), the event view, the approval answerer, SIGINT, and the summary.
 
 import { runAgent, sessionTap } from '@toolgate/agent'
+import { codeModePrompt } from '@toolgate/codemode'
 import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
 import { jsonlSink } from '@toolgate/core/node'
 import type { Message, ModelClient } from '@toolgate/providers'
@@ -141,11 +142,15 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   if (!o.json && o.banner) screen.print(o.banner(style))
   let code: ExitCode = EXIT.failed
   try {
+    // With run_code available the model also needs the SDK declaration of what it can call.
+    const system = [o.system, session.codeMode ? codeModePrompt(session.runtime) : undefined]
+      .filter((part): part is string => part !== undefined && part !== '')
+      .join('\n\n')
     const run = runAgent({
       model: o.model(session),
       runtime: session.runtime,
       messages: o.messages,
-      ...(o.system ? { system: o.system } : {}),
+      ...(system ? { system } : {}),
       signal: controller.signal,
       sessionTap: tap,
       ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
