@@ -96,7 +96,7 @@ describe('toolgate replay', () => {
   test('a live demo and the replay of its log print the same cards', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-replay-live-'))
     const live = testIO()
-    expect(await main(['demo', '--dir', dir, '--no-code'], live.io)).toBe(0)
+    expect(await main(['demo', '--dir', dir], live.io)).toBe(0)
     const logPath = /^ {2}log +(.+)$/m.exec(live.stdout.text())?.[1]
     expect(logPath).toBeDefined()
     const replayed = testIO()
@@ -113,7 +113,11 @@ describe('toolgate replay', () => {
       return blocks.sort()
     }
     const liveCards = cards(live.stdout.text())
-    expect(liveCards.length).toBe(18)
+    expect(liveCards.length).toBe(20)
     expect(cards(replayed.stdout.text())).toEqual(liveCards)
+    // Same count of model-level calls; run_code's sub-calls are summarized apart, not as cards.
+    const callsLine = (text: string) => /^ {2}calls +(.+)$/m.exec(text)?.[1]
+    expect(callsLine(replayed.stdout.text())).toBe(callsLine(live.stdout.text()))
+    expect(replayed.stdout.text()).toMatch(/^ {2}sub-calls +3 inside run_code programs$/m)
   })
 })

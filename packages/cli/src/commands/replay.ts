@@ -49,9 +49,18 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
   const out = (text: string) => io.stdout.write(text)
 
   out(`${style.bold('toolgate replay')} ${style.dim(path)}\n\n`)
+  // Sub-calls of run_code programs are not model-level calls: the live view shows only their
+  // run_code card, so the replay counts them apart and shows no card of their own.
+  const subCalls = new Set<string>()
   for (const event of log.events) {
+    if ((event.type === 'tool/call' || event.type === 'tool/result') && subCalls.has(String(event.callId)))
+      continue
     switch (event.type) {
       case 'tool/call': {
+        if (typeof event.parentCallId === 'string') {
+          subCalls.add(String(event.callId))
+          continue
+        }
         const name = typeof event.name === 'string' ? event.name : '?'
         const callId = String(event.callId)
         const args: JsonValue | { raw: string } =
@@ -92,7 +101,9 @@ export async function replayCommand(argv: readonly string[], io: CliIO): Promise
         break
     }
   }
-  out(`\n${renderSummary({ stats, extra: [['events', String(log.events.length)]] }, style)}`)
+  const extra: [string, string][] = [['events', String(log.events.length)]]
+  if (subCalls.size > 0) extra.push(['sub-calls', `${subCalls.size} inside run_code programs`])
+  out(`\n${renderSummary({ stats, extra }, style)}`)
   if (log.tornTail) {
     io.stderr.write(
       `toolgate replay: notice: the last line (${log.tornTail.line}) is incomplete — the session was cut off while writing; it was skipped.\n`,
