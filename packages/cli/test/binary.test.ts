@@ -38,6 +38,11 @@ interface Ran {
   stderr: string
 }
 
+/** `toolgate run` against the local OpenAI-compatible test server, in `root`. */
+function localRun(baseUrl: string, root: string): string[] {
+  return ['run', '--provider', 'openai', '--base-url', baseUrl, '--model', 'local', '--root', root]
+}
+
 function run(args: string[], env: Record<string, string> = {}, cwd = REPO): Promise<Ran> {
   return new Promise((done) => {
     const child = spawn(process.execPath, [BIN, ...args], {
@@ -214,20 +219,7 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
       () => [text('It says: remember the milk.'), finish('stop')],
     ]
     const log = join(root, '..', `${root.split('/').pop()}.jsonl`)
-    const r = await run([
-      'run',
-      '--provider',
-      'openai',
-      '--base-url',
-      baseUrl,
-      '--model',
-      'local',
-      '--root',
-      root,
-      '--log',
-      log,
-      'What do my notes say?',
-    ])
+    const r = await run([...localRun(baseUrl, root), '--log', log, 'What do my notes say?'])
     expect(r.stderr.replace(/^toolgate: note: .*\n/gm, '')).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('✓ read notes.txt · line 1 of 1')
@@ -248,19 +240,7 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
         () => [call('call_t', 'bash', { command: 'rm made.txt' }), finish('tool_calls')],
         () => [text('ok'), finish('stop')],
       ]
-      const r = await run([
-        'run',
-        '--provider',
-        'openai',
-        '--base-url',
-        baseUrl,
-        '--model',
-        'local',
-        '--root',
-        root,
-        ...(yes ? ['--yes'] : []),
-        'make a file',
-      ])
+      const r = await run([...localRun(baseUrl, root), ...(yes ? ['--yes'] : []), 'make a file'])
       expect(r.code).toBe(0)
       if (yes) {
         expect(r.stdout).toContain('auto-approved (--yes)')
@@ -286,18 +266,7 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
       () => [call('call_s', 'bash', { command: 'touch made.txt' }), finish('tool_calls')],
       () => [text('ok'), finish('stop')],
     ]
-    const r = await run([
-      'run',
-      '--provider',
-      'openai',
-      '--base-url',
-      baseUrl,
-      '--model',
-      'local',
-      '--root',
-      root,
-      'make a file',
-    ])
+    const r = await run([...localRun(baseUrl, root), 'make a file'])
     expect(r.code).toBe(0)
     // Confined by bubblewrap: no prompt needed. Without a working sandbox the engine asks (fail closed).
     expect(existsSync(join(root, 'made.txt'))).toBe(sandbox.available)
@@ -318,26 +287,11 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
       ],
       () => 'hang',
     ]
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        'run',
-        '--provider',
-        'openai',
-        '--base-url',
-        baseUrl,
-        '--model',
-        'local',
-        '--root',
-        root,
-        '--yes',
-        '--log',
-        log,
-        'wait',
-      ],
-      { cwd: REPO, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+    const child = spawn(process.execPath, [BIN, ...localRun(baseUrl, root), '--yes', '--log', log, 'wait'], {
+      cwd: REPO,
+      env: ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const ran = new Promise<Ran>((done) => collect(child, done))
     // Wait (bounded) until the command is really running: it wrote its marker file.
     await until(() => existsSync(join(root, 'started.txt')), 30_000, 'the command to start')
