@@ -7,16 +7,109 @@ import { fmtUs, heapAfterGc, median, nsPerOp, report, roundRobin } from './lib.m
 const schema = z.object({ text: z.string() })
 const body = async (args) => args.text
 const argsText = '{"text":"hello"}'
+// Every loop below consumes the same pre-built calls, so building them is nobody's overhead.
+const calls = Array.from({ length: 20_000 }, (_, i) => ({
+  callId: `c${i}`,
+  name: 'echo',
+  arguments: argsText,
+}))
+const callAt = (i) => calls[i % calls.length]
 
 // Baseline: what any harness must do at least — parse, validate with the same schema, call, push.
 async function bare(n) {
   const out = []
   const validate = schema['~standard'].validate
   for (let i = 0; i < n; i++) {
-    const parsed = JSON.parse(argsText)
+    const parsed = JSON.parse(callAt(i).arguments)
     const checked = validate(parsed)
     if (checked.issues) throw new Error('invalid')
     out.push(await body(checked.value))
+  }
+  return out
+}
+
+// The contract floor: the bare loop plus only what the runtime's contract itself requires of a
+// call, written inline with nothing else (no registry, stages or policy): arguments checked and
+// deep-frozen, a frozen tool/call event, a frozen execution with its own token and a frozen body
+// context, a frozen result (content block, timing) and a frozen tool/result event, per-tool
+// counters. What the runtime costs above this line is pipeline; below it, contract.
+const NEVER = new AbortController().signal
+class Context {
+  constructor(exec) {
+    this.callId = exec.callId
+    this.name = exec.name
+    this.arguments = exec.arguments
+    this.token = exec.token
+    Object.freeze(this)
+  }
+}
+function freezeJson(value) {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('not JSON')
+    return
+  }
+  for (const key in value) freezeJson(value[key])
+  Object.freeze(value)
+}
+async function floor(n) {
+  const out = []
+  const validate = schema['~standard'].validate
+  const counters = { calls: 0, successes: 0, total: 0 }
+  let seq = 0
+  const sink = discardSink()
+  for (let i = 0; i < n; i++) {
+    const call = callAt(i)
+    const t0 = performance.now()
+    const parsed = JSON.parse(call.arguments)
+    freezeJson(parsed)
+    sink.write(
+      Object.freeze({
+        seq: ++seq,
+        type: 'tool/call',
+        callId: call.callId,
+        name: call.name,
+        arguments: parsed,
+      }),
+    )
+    const checked = validate(parsed)
+    if (checked.issues) throw new Error('invalid')
+    const exec = Object.freeze({
+      callId: call.callId,
+      name: call.name,
+      arguments: parsed,
+      signal: NEVER,
+      token: Symbol(),
+    })
+    const value = await body(parsed, new Context(exec))
+    const content = Object.freeze([Object.freeze({ type: 'text', text: value })])
+    const timing = Object.freeze({
+      startedAt: Math.round(performance.timeOrigin + t0),
+      durationMs: performance.now() - t0,
+    })
+    const result = Object.freeze({
+      callId: exec.callId,
+      name: exec.name,
+      isError: false,
+      content,
+      timing,
+      value,
+    })
+    sink.write(
+      Object.freeze({
+        seq: ++seq,
+        type: 'tool/result',
+        callId: result.callId,
+        name: result.name,
+        isError: false,
+        content,
+        timing,
+        value,
+      }),
+    )
+    counters.calls++
+    counters.successes++
+    counters.total += timing.durationMs
+    out.push(result)
   }
   return out
 }
@@ -41,25 +134,29 @@ function policedRuntime() {
 
 const viaRuntime = (runtime) => async (n) => {
   const out = []
-  for (let i = 0; i < n; i++)
-    out.push(await runtime.execute({ callId: `c${i}`, name: 'echo', arguments: argsText }))
+  for (let i = 0; i < n; i++) out.push(await runtime.execute(callAt(i)))
   return out
 }
 
 const measured = await roundRobin({
   bare,
+  floor,
   plain: viaRuntime(plainRuntime()),
   policed: viaRuntime(policedRuntime()),
 })
 const bareNs = measured.bare
+const floorNs = measured.floor
 const plainNs = measured.plain
 const policedNs = measured.policed
 report(`bare loop (parse + zod validate + call + push): ${fmtUs(bareNs)} per call (baseline)`)
 report(
-  `runtime.execute, no listeners: ${fmtUs(plainNs)} per call (${(plainNs / bareNs).toFixed(2)}x bare; target <= 3.00x)`,
+  `contract floor (bare + frozen args, execution, context, result and both events, inline): ${fmtUs(floorNs)} per call (${(floorNs / bareNs).toFixed(2)}x bare)`,
 )
 report(
-  `runtime.execute, pre-execute + guard + post-execute + timeout wrapper: ${fmtUs(policedNs)} per call (${(policedNs / bareNs).toFixed(2)}x bare; target <= 5.00x)`,
+  `runtime.execute, no listeners: ${fmtUs(plainNs)} per call (${(plainNs / bareNs).toFixed(2)}x bare; target <= 3.00x; ${(plainNs / floorNs).toFixed(2)}x contract floor)`,
+)
+report(
+  `runtime.execute, pre-execute + guard + post-execute + timeout wrapper: ${fmtUs(policedNs)} per call (${(policedNs / bareNs).toFixed(2)}x bare; target <= 5.00x; ${(policedNs / floorNs).toFixed(2)}x contract floor)`,
 )
 
 // Heap growth over 1,000,000 sequential calls (session sink discards; metrics keep a bounded window).

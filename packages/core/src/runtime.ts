@@ -3,6 +3,7 @@ import { describeThrown } from './errors/failures.js'
 import { createJobsService, type InProcessJobsService, type JobsServiceOptions } from './jobs/index.js'
 import { MetricsRecorder, type ToolMetrics } from './metrics/metrics.js'
 import { runCall, type SettledCall } from './pipeline/call.js'
+import { resultEvent } from './pipeline/finalize.js'
 import { type Prepared, prepareCall } from './pipeline/prepare.js'
 import type { CallOptions, PipelineHost } from './pipeline/state.js'
 import { timeoutPolicy } from './plugins/timeout.js'
@@ -18,6 +19,7 @@ import {
 } from './registry/registry.js'
 import { type BatchOptions, runBatch } from './scheduler/batch.js'
 import { createSessionLog, type SessionLog, type SessionSink } from './session/log.js'
+import { Deadlines } from './signal/deadlines.js'
 import type { AnyToolDefinition, ToolDefinition } from './tool/define.js'
 import type {
   Disposable,
@@ -146,6 +148,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     approval: options.approval,
     jobs,
     graceMs: options.abortGraceMs ?? 2000,
+    deadlines: new Deadlines(),
     live,
     reportListenerError,
     trackOrphan(exec, stage, promise) {
@@ -194,11 +197,16 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         reportListenerError('tools/result', result.callId, error)
       }
     }
-    session.appendTrusted('tool/result', result as unknown as JsonObject)
+    session.appendFresh(resultEvent(result))
     metrics.record(result)
   }
 
-  const run = (call: ToolCall, callOptions: CallOptions) => runCall(host, call, callOptions)
+  const asSettled = (settled: SettledCall) => settled
+  const committed = (settled: SettledCall) => {
+    commit(settled)
+    return settled.result
+  }
+  const run = (call: ToolCall, callOptions: CallOptions) => runCall(host, call, callOptions, asSettled)
 
   const scope = (agent: string | undefined, track: (d: Disposable) => Disposable): ScopeContext => ({
     register: (tool) => track(registry.registerTool(tool as unknown as ToolDefinition<never, never>, agent)),
@@ -272,11 +280,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         )
     },
     mode,
-    execute: (call) =>
-      run(call, {}).then((settled) => {
-        commit(settled)
-        return settled.result
-      }),
+    execute: (call) => runCall(host, call, undefined, committed),
     executeBatch: (calls, batchOptions = {}) =>
       runBatch(
         {

@@ -138,6 +138,31 @@ describe('arguments', () => {
     parse.mockRestore()
     expect(seen).toEqual([true, true, true, true, true])
   })
+
+  it("the body gets the schema's output: the arguments snapshot itself when equal, else a frozen copy", async () => {
+    const runtime = createRuntime()
+    const seen: { args: unknown; same: boolean; frozen: boolean }[] = []
+    runtime.register(
+      defineTool({
+        name: 'shape',
+        description: 'Shape.',
+        parameters: z.object({ text: z.string(), tags: z.array(z.string()).default(['none']) }),
+        output: textOutput(),
+        execute: (args, exec) => {
+          seen.push({ args, same: args === exec.arguments, frozen: Object.isFrozen(args) })
+          return 'ok'
+        },
+      }),
+    )
+    await runtime.execute(call('shape', '{"text":"a","tags":["x"]}'))
+    // A default filled in, and an unknown key stripped: the schema's value, not the model's.
+    await runtime.execute(call('shape', '{"text":"b","extra":1}'))
+    expect(seen).toEqual([
+      { args: { text: 'a', tags: ['x'] }, same: true, frozen: true },
+      { args: { text: 'b', tags: ['none'] }, same: false, frozen: true },
+    ])
+    expect(Object.isFrozen((seen[1]!.args as { tags: string[] }).tags)).toBe(true)
+  })
 })
 
 describe('tools/pre-execute', () => {
@@ -750,6 +775,31 @@ describe('finalizeContent', () => {
 })
 
 describe('tools/result observers and the session log', () => {
+  it('a call decided synchronously still commits after execute() returns', async () => {
+    const runtime = createRuntime()
+    runtime.register(
+      defineTool({
+        name: 'sync',
+        description: 'Sync.',
+        parameters: z.object({}),
+        output: textOutput(),
+        execute: () => 'at once',
+      }),
+    )
+    const observed: string[] = []
+    runtime.on('tools/result', (_exec, result) => observed.push(result.callId))
+    const done = runtime.execute(call('sync', {}, 's1'))
+    const unknown = runtime.execute(call('nope', {}, 'u1'))
+    // tool/call is logged before anything runs; the results are committed later.
+    expect(observed).toEqual([])
+    expect(runtime.session.events().map((e) => `${e.type} ${e.callId}`)).toEqual([
+      'tool/call s1',
+      'tool/call u1',
+    ])
+    await Promise.all([done, unknown])
+    expect([...observed].sort()).toEqual(['s1', 'u1'])
+  })
+
   it('observers see exactly the logged, frozen result; their failures are contained', async () => {
     const runtime = createRuntime()
     runtime.register(echoTool)

@@ -21,8 +21,25 @@ export function parseJson(text: string): MaterializeResult {
   } catch (error) {
     return { ok: false, path: '$', problem: describeSyntaxError(text, error) }
   }
-  // JSON.parse only yields JSON, except that huge literals like 1e999 become Infinity.
+  // JSON.parse only yields JSON (a tree: no cycles, getters or symbols), except that huge
+  // literals like 1e999 become Infinity. Shallow values are checked and frozen in one recursive
+  // pass with no bookkeeping; anything else, or a problem to locate, takes the full walk.
+  if (freezeParsed(parsed, 0)) return { ok: true, value: parsed as JsonValue }
   return quick(parsed, true)
+}
+
+/** Freeze JSON.parse output in place; false (maybe half frozen) when the full walk must decide. */
+function freezeParsed(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value !== 'number' || Number.isFinite(value)
+  if (depth >= FAST_DEPTH) return false
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!freezeParsed(value[i], depth + 1)) return false
+  } else {
+    const record = value as Record<string, unknown>
+    for (const key in record) if (!freezeParsed(record[key], depth + 1)) return false
+  }
+  Object.freeze(value)
+  return true
 }
 
 /** Snapshot an in-memory value into a frozen lossless JSON value, or say where it is not JSON. */

@@ -1,19 +1,24 @@
 import { describeThrown, failures } from '../errors/failures.js'
+import type { ExecuteOutcome } from '../registry/registry.js'
+import type { FreshEvent } from '../session/log.js'
 import { linkSignals } from '../signal/link.js'
 import type { JsonValue, ToolCall, ToolExecution, ToolFailure, ToolResult } from '../types.js'
 import { executeFailure, runExecute } from './execute.js'
 import { failureCandidate, finalizeResult } from './finalize.js'
-import { renderValue, validBlocks } from './output.js'
-import { type Candidate, postExecute } from './post-execute.js'
+import { type Rendered, renderValue, validBlocks } from './output.js'
+import { type Candidate, frozenCandidate, postExecute } from './post-execute.js'
 import { notStarted, preExecute, runGuards } from './pre-execute.js'
-import { prepareCall } from './prepare.js'
+import { type Prepared, prepareCall } from './prepare.js'
 import type { CallOptions, CallState, PipelineHost, StageOutcome } from './state.js'
 
 // The journey of one call (DESIGN.md §3), as a straight line of named stages:
 //   log tool/call -> lookup/materialize/validate -> pre-execute (+approval) -> guards
 //   -> execute (wrappers + body) -> output -> projectContent -> post-execute -> finalize -> freeze
 // Every path ends in `finalizeResult`, so each call yields exactly one frozen result. Committing
-// it (observers, `tool/result`, metrics) is the caller's job: a batch commits in model order.
+// it (observers, `tool/result`, metrics) is the caller's `finish`: a batch commits in model order.
+// Each stage returns its outcome synchronously when it has nothing to wait for, and the next stage
+// is chained only on a real promise: a call whose only asynchronous part is its body costs one
+// `then` on the body and one await here, not an async frame per stage.
 
 const TIME_ORIGIN = performance.timeOrigin
 
@@ -22,19 +27,40 @@ export interface SettledCall {
   readonly exec: ToolExecution
 }
 
-export async function runCall(
+const NO_OPTIONS: CallOptions = Object.freeze({})
+
+export function runCall<R>(
   host: PipelineHost,
   call: ToolCall,
-  options: CallOptions = {},
-): Promise<SettledCall> {
+  options: CallOptions = NO_OPTIONS,
+  finish: (settled: SettledCall) => R,
+): Promise<R> {
+  let state: CallState
+  let journeyed: Stage<Candidate>
+  try {
+    state = startCall(host, call, options)
+    journeyed = journey(state, state.prepared, options)
+  } catch (error) {
+    // The call could not even be logged (a sink that throws): the caller hears of it.
+    return Promise.reject(error)
+  }
+  // Even a call decided synchronously concludes in a microtask: observers and `tool/result`
+  // never run inside the caller's execute() call, whatever the tool and its listeners did.
+  return (journeyed instanceof Promise ? journeyed : Promise.resolve(journeyed)).then(
+    (candidate) => conclude(state, candidate, finish),
+    (error: unknown) => conclude(state, pipelineBug(state, error), finish),
+  )
+}
+
+/** Log `tool/call`, then build the frozen execution and the call's working state. */
+function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): CallState {
   const t0 = performance.now()
-  const startedAt = Math.round(TIME_ORIGIN + t0)
   const prepared = options.prepared ?? prepareCall(host.registry, call, (p) => host.live.has(p.token))
   const name = String(call.name)
   const callId = String(call.callId)
 
   // Built by assignment (no conditional spreads): this is the per-call hot path.
-  const logged: Record<string, JsonValue> = { callId, name }
+  const logged: FreshEvent = { seq: 0, type: 'tool/call', callId, name }
   if (call.agent !== undefined) logged.agent = call.agent
   // Only a genuine parent token counts (a forged or stale one is treated as absent).
   const parent = prepared.parent
@@ -42,9 +68,9 @@ export async function runCall(
     logged.parentCallId = parent.callId
     logged.rootCallId = parent.rootCallId
   }
-  if ('arguments' in prepared.logged) logged.arguments = prepared.logged.arguments
-  else logged.argumentsText = prepared.logged.argumentsText
-  host.session.appendFresh('tool/call', logged)
+  if (prepared.argumentsText === undefined) logged.arguments = prepared.args
+  else logged.argumentsText = prepared.argumentsText
+  host.session.appendFresh(logged)
 
   const signal = linkSignals(call.signal, options.signal)
   const draft: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
@@ -56,102 +82,137 @@ export async function runCall(
   }
   if (call.agent !== undefined) draft.agent = call.agent
   if (parent !== undefined) draft.parent = parent
-  const exec: ToolExecution = Object.freeze(draft)
   const definition = prepared.tool?.definition as CallState['definition']
-  const state: CallState = {
+  return {
     host,
+    prepared,
     view: prepared.view,
     tool: prepared.tool,
     definition,
-    exec,
+    exec: Object.freeze(draft),
     callerSignal: signal.signal,
+    unlink: signal.dispose,
     cascade: options.cascade,
     finalize: definition?.finalizeContent,
-    contexts: [],
+    contexts: undefined,
     concluded: false,
     parentOf: false,
-  }
-  try {
-    const candidate = await journey(state, prepared, options)
-    return { result: finalizeResult(state, candidate, startedAt, t0), exec }
-  } catch (error) {
-    // Defence in depth: a bug in the pipeline itself still yields exactly one result.
-    const failure = failures.exception(name, 'the pipeline', describeThrown(error))
-    return { result: finalizeResult(state, failureCandidate(failure), startedAt, t0), exec }
-  } finally {
-    if (state.parentOf) host.live.delete(exec.token)
-    signal.dispose()
+    t0,
   }
 }
 
-async function journey(
-  state: CallState,
-  prepared: ReturnType<typeof prepareCall>,
-  options: CallOptions,
-): Promise<Candidate> {
-  // Unknown tool or non-JSON arguments: nothing of the tool runs; post-execute still sees it.
-  if (prepared.failure) return afterFailure(state, prepared.failure)
-  if (prepared.validation) await prepared.validation
+/** The one way out: release what the call held, finalize and freeze, hand to `finish`. */
+function conclude<R>(state: CallState, candidate: Candidate, finish: (settled: SettledCall) => R): R {
+  const exec = state.exec
+  if (state.parentOf) state.host.live.delete(exec.token)
+  state.unlink()
+  const t0 = state.t0
+  return finish({ result: finalizeResult(state, candidate, Math.round(TIME_ORIGIN + t0), t0), exec })
+}
+
+/** Defence in depth: a bug in the pipeline itself still yields exactly one result. */
+function pipelineBug(state: CallState, error: unknown): Candidate {
+  return failureCandidate(failures.exception(state.exec.name, 'the pipeline', describeThrown(error)))
+}
+
+/** A stage's outcome: a value when it had nothing to wait for (the hot path), else a promise. */
+type Stage<T> = T | Promise<T>
+
+function journey(state: CallState, prepared: Prepared, options: CallOptions): Stage<Candidate> {
+  try {
+    // Unknown tool or non-JSON arguments: nothing of the tool runs; post-execute still sees it.
+    if (prepared.failure) return afterFailure(state, prepared.failure)
+    if (prepared.validation) return prepared.validation.then(() => validatedCall(state, prepared, options))
+    return validatedCall(state, prepared, options)
+  } catch (error) {
+    return pipelineBug(state, error)
+  }
+}
+
+function validatedCall(state: CallState, prepared: Prepared, options: CallOptions): Stage<Candidate> {
   const validated = prepared.validated!
   if (!validated.ok) return afterFailure(state, validated.failure)
-
   const early = notStarted(state)
   if (early) return outcomeToCandidate(state, early)
+  const gated = gate(state, options)
+  if (gated instanceof Promise) return gated.then((outcome) => afterGate(state, outcome, validated.value))
+  return afterGate(state, gated, validated.value)
+}
 
-  let gate: StageOutcome
-  const lane = options.preLane
-  if (lane) {
-    await lane.turn
-    try {
-      gate = notStarted(state) ?? (await preExecute(state))
-      if (gate.kind === 'continue') gate = runGuards(state)
-    } finally {
-      lane.release()
-    }
-  } else {
-    const pre = preExecute(state)
-    gate = pre instanceof Promise ? await pre : pre
-    if (gate.kind === 'continue') gate = runGuards(state)
-  }
-  if (gate.kind === 'fail') return outcomeToCandidate(state, gate as Extract<StageOutcome, { kind: 'fail' }>)
+function afterGate(state: CallState, outcome: StageOutcome, args: JsonValue): Stage<Candidate> {
+  if (outcome.kind === 'fail') return outcomeToCandidate(state, outcome)
   const late = notStarted(state)
   if (late) return outcomeToCandidate(state, late)
+  return execute(state, args)
+}
 
-  const tool = state.tool!
-  let outcome: Awaited<ReturnType<typeof runExecute>>
-  try {
-    const running = runExecute(state, validated.value)
-    outcome = running instanceof Promise ? await running : running
-  } catch (error) {
-    // A wrapper threw: final, post-execute is skipped (seed 002).
-    return failureCandidate(
-      failures.exception(state.exec.name, 'a tools/execute wrapper', describeThrown(error)),
-    )
+/** Pre-execute (and approval), then the guards; in a batch, in model order (the lane). */
+function gate(state: CallState, options: CallOptions): Stage<StageOutcome> {
+  const lane = options.preLane
+  if (!lane) {
+    const pre = preExecute(state)
+    if (pre instanceof Promise) return pre.then((p) => (p.kind === 'continue' ? runGuards(state) : p))
+    return pre.kind === 'continue' ? runGuards(state) : pre
   }
-  if (!outcome.ok) return afterFailure(state, executeFailure(state, outcome.error, tool.definition.timeoutMs))
+  return lane.turn
+    .then(async () => {
+      const pre = notStarted(state) ?? (await preExecute(state))
+      return pre.kind === 'continue' ? runGuards(state) : pre
+    })
+    .finally(() => lane.release())
+}
 
-  const rendering = renderValue(tool, validated.value, outcome.value, state.exec.parent === undefined)
-  const rendered = rendering instanceof Promise ? await rendering : rendering
+function execute(state: CallState, args: JsonValue): Stage<Candidate> {
+  let running: Stage<ExecuteOutcome>
+  try {
+    running = runExecute(state, args)
+  } catch (error) {
+    return wrapperThrew(state, error)
+  }
+  if (running instanceof Promise)
+    return running.then(
+      (outcome) => afterExecute(state, args, outcome),
+      (error: unknown) => wrapperThrew(state, error),
+    )
+  return afterExecute(state, args, running)
+}
+
+/** A wrapper threw: final, post-execute is skipped (seed 002). */
+function wrapperThrew(state: CallState, error: unknown): Candidate {
+  return failureCandidate(
+    failures.exception(state.exec.name, 'a tools/execute wrapper', describeThrown(error)),
+  )
+}
+
+function afterExecute(state: CallState, args: JsonValue, outcome: ExecuteOutcome): Stage<Candidate> {
+  const tool = state.tool!
+  if (!outcome.ok) return afterFailure(state, executeFailure(state, outcome.error, tool.definition.timeoutMs))
+  const rendering = renderValue(tool, args, outcome.value, state.exec.parent === undefined)
+  if (rendering instanceof Promise) return rendering.then((rendered) => afterRender(state, rendered))
+  return afterRender(state, rendering)
+}
+
+function afterRender(state: CallState, rendered: Rendered): Stage<Candidate> {
   if (!rendered.ok) return afterFailure(state, rendered.failure)
-  let candidate: Candidate = { isError: false, content: rendered.content, value: rendered.value }
+  const candidate: Candidate = { isError: false, content: rendered.content, value: rendered.value }
   if (rendered.meta !== undefined) candidate.meta = rendered.meta
-  candidate = projectContent(state, candidate)
-  if (candidate.isError) return candidate
-  return afterPost(state, candidate)
+  const projected = projectContent(state, candidate)
+  if (projected.isError) return projected
+  return afterPost(state, projected)
 }
 
 function outcomeToCandidate(
   state: CallState,
   outcome: Extract<StageOutcome, { kind: 'fail' }>,
-): Candidate | Promise<Candidate> {
+): Stage<Candidate> {
   return outcome.final ? failureCandidate(outcome.failure) : afterFailure(state, outcome.failure)
 }
 
-function afterFailure(state: CallState, failure: ToolFailure): Candidate | Promise<Candidate> {
+function afterFailure(state: CallState, failure: ToolFailure): Stage<Candidate> {
   return afterPost(state, failureCandidate(failure))
 }
 
-function afterPost(state: CallState, candidate: Candidate): Candidate | Promise<Candidate> {
+function afterPost(state: CallState, candidate: Candidate): Stage<Candidate> {
   const post = postExecute(state, candidate)
   if (post instanceof Promise) return post.then((p) => (p.ok ? p.candidate : failureCandidate(p.failure)))
   return post.ok ? post.candidate : failureCandidate(post.failure)
@@ -165,7 +226,7 @@ function projectContent(state: CallState, candidate: Candidate): Candidate {
   if (!project) return candidate
   let projected: unknown
   try {
-    projected = project(state.exec, Object.freeze({ ...candidate }))
+    projected = project(state.exec, frozenCandidate(candidate))
   } catch (error) {
     return failureCandidate(failures.exception(state.exec.name, 'projectContent', describeThrown(error)))
   }

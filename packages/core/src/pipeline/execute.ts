@@ -3,7 +3,8 @@ import { DeadlineExceeded, SiblingFailed, ToolError } from '../errors/tool-error
 import { compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { ExecuteOutcome, ExecuteWrapper } from '../registry/registry.js'
-import { linkSignals, neverAborted } from '../signal/link.js'
+import type { Deadline } from '../signal/deadlines.js'
+import { type LinkedSignal, linkSignals, neverAborted } from '../signal/link.js'
 import { settleWithin } from '../signal/settle.js'
 import type {
   ContextMessage,
@@ -40,20 +41,33 @@ type Ctx = {
 
 const terminal = (ctx: Ctx) => invokeBody(ctx.state, ctx.args, ctx.view, ctx.timeoutMs)
 const update = (ctx: Ctx, override: ExecuteOverride): Ctx => {
-  let next = ctx
-  if (override.signal !== undefined)
-    next = { ...next, view: Object.freeze({ ...ctx.view, signal: override.signal }) }
+  const signal = override.signal
   const ms = override.timeoutMs
-  if (
-    ms !== undefined &&
-    Number.isFinite(ms) &&
-    ms > 0 &&
-    (ctx.timeoutMs === undefined || ms < ctx.timeoutMs)
-  ) {
-    next = { ...next, timeoutMs: ms }
+  const tighter =
+    ms !== undefined && Number.isFinite(ms) && ms > 0 && (ctx.timeoutMs === undefined || ms < ctx.timeoutMs)
+  if (signal === undefined && !tighter) return ctx
+  // Built field by field: this runs per call under the timeout policy.
+  return {
+    view: signal === undefined ? ctx.view : withSignal(ctx.view, signal),
+    state: ctx.state,
+    args: ctx.args,
+    timeoutMs: tighter ? ms : ctx.timeoutMs,
   }
-  return next
 }
+/** The execution a wrapper hands on with another signal (a literal: see frozenCandidate). */
+function withSignal(view: ToolExecution, signal: AbortSignal): ToolExecution {
+  const copy: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
+    callId: view.callId,
+    name: view.name,
+    arguments: view.arguments,
+    signal,
+    token: view.token,
+  }
+  if (view.agent !== undefined) copy.agent = view.agent
+  if (view.parent !== undefined) copy.parent = view.parent
+  return Object.freeze(copy)
+}
+
 // One composed chain per wrapper list (views are cached per registry change): no per-call closures.
 const chains = new WeakMap<
   readonly ExecuteWrapper[],
@@ -65,7 +79,7 @@ function chainFor(wrappers: readonly ExecuteWrapper[]) {
   if (!chain) {
     // Re-entrant: a retry wrapper may call next() again after a failure.
     chain = compose<Ctx, ExecuteOutcome, ExecuteOverride>(
-      wrappers.map((w) => (ctx, next) => w(ctx.view, async (override) => next(override))),
+      wrappers.map((w) => (ctx, next) => w(ctx.view, (override) => asPromise(next, override))),
       terminal,
       { reentrant: true, update },
     )
@@ -74,9 +88,35 @@ function chainFor(wrappers: readonly ExecuteWrapper[]) {
   return chain
 }
 
-export function runExecute(state: CallState, args: JsonValue): ExecuteOutcome | Promise<ExecuteOutcome> {
-  return chainFor(state.view.execute)({ view: state.exec, state, args })
+/** A wrapper's `next()` always returns a promise (its declared type), without an async frame. */
+function asPromise(
+  next: (override?: ExecuteOverride) => ExecuteOutcome | Promise<ExecuteOutcome>,
+  override: ExecuteOverride | undefined,
+): Promise<ExecuteOutcome> {
+  try {
+    const outcome = next(override)
+    return outcome instanceof Promise ? outcome : Promise.resolve(outcome)
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
+
+export function runExecute(state: CallState, args: JsonValue): ExecuteOutcome | Promise<ExecuteOutcome> {
+  const wrappers = state.view.execute
+  if (wrappers.length === 0) return invokeBody(state, args, state.exec, undefined)
+  return chainFor(wrappers)({ view: state.exec, state, args })
+}
+
+/** The body's signal when nothing else is fused in, without building a parent list (hot path). */
+function bodySignal(state: CallState, view: ToolExecution): LinkedSignal {
+  if (view.signal === state.exec.signal && state.cascade === undefined) {
+    const caller = state.definition?.interruptBehavior === 'block' ? undefined : state.callerSignal
+    return caller === undefined || caller === neverAborted() ? UNLINKED : linkSignals(caller)
+  }
+  return linkSignals(...bodyParents(state, view))
+}
+
+const UNLINKED: LinkedSignal = Object.freeze({ signal: neverAborted(), dispose() {} })
 
 function bodyParents(state: CallState, view: ToolExecution): (AbortSignal | undefined)[] {
   const blocking = state.definition?.interruptBehavior === 'block'
@@ -97,25 +137,50 @@ function startBody(state: CallState, args: JsonValue, context: ToolRunContext): 
   }
 }
 
-async function invokeBody(
+function invokeBody(
   state: CallState,
   args: JsonValue,
   view: ToolExecution,
   timeoutMs: number | undefined,
-): Promise<ExecuteOutcome> {
+): ExecuteOutcome | Promise<ExecuteOutcome> {
   if (!state.definition) return { ok: false, error: new Error('no tool') }
   if (timeoutMs !== undefined) return invokeWithDeadline(state, args, view, timeoutMs)
-  const { exec, host } = state
-  const link = linkSignals(...bodyParents(state, view))
-  const work = startBody(state, args, new RunContext(state, view, link.signal))
-  // Nobody can abort this call: await the body directly (the hot path).
-  if (link.signal === neverAborted()) {
-    try {
-      return { ok: true, value: await work }
-    } catch (error) {
-      return { ok: false, error: classifyWith(link.signal, error) }
-    }
+  const link = bodySignal(state, view)
+  const context = new RunContext(state, view, link.signal)
+  if (link !== UNLINKED) return invokeAbortable(state, args, context, link)
+  // Nobody can abort this call (the hot path): a synchronous body settles the stage at once, an
+  // asynchronous one costs a single `then`.
+  let value: unknown
+  try {
+    value = (state.definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(args, context)
+  } catch (error) {
+    return { ok: false, error: new BodyFailure(error, undefined, false) }
   }
+  if (!isThenable(value)) return { ok: true, value }
+  return Promise.resolve(value).then(succeeded, unabortableFailure)
+}
+
+const succeeded = (value: unknown): ExecuteOutcome => ({ ok: true, value })
+const unabortableFailure = (error: unknown): ExecuteOutcome => ({
+  ok: false,
+  error: new BodyFailure(error, undefined, false),
+})
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value instanceof Promise ||
+    (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')
+  )
+}
+
+async function invokeAbortable(
+  state: CallState,
+  args: JsonValue,
+  context: ToolRunContext,
+  link: LinkedSignal,
+): Promise<ExecuteOutcome> {
+  const { exec, host } = state
+  const work = startBody(state, args, context)
   try {
     const settled = await settleWithin(work, link.signal, host.graceMs)
     if (!settled.settled) {
@@ -130,15 +195,45 @@ async function invokeBody(
   }
 }
 
-/** A deadline whose AbortController exists only once somebody reads the signal. */
-class LazyDeadline {
+/**
+ * One body run under a deadline. The body's AbortController exists only once somebody reads
+ * the signal; the deadline is an entry in the runtime's shared deadline lists (no timer per
+ * call). Whatever aborts first (the deadline or a parent signal), the body gets `graceMs` more,
+ * then the run settles without it (Unresponsive) and the body is tracked as an orphan.
+ */
+class DeadlineRun {
   expired = false
+  private settled = false
   private controller: AbortController | undefined
-  private readonly listening: [AbortSignal, () => void][] = []
+  private graceTimer: ReturnType<typeof setTimeout> | undefined
+  private listening: [AbortSignal, () => void][] | undefined
+  private readonly deadline: Deadline
+  private resolve!: (outcome: ExecuteOutcome) => void
+  private work: Promise<unknown> | undefined
+  readonly outcome: Promise<ExecuteOutcome>
+
   constructor(
+    private readonly state: CallState,
     readonly timeoutMs: number,
     private readonly parents: readonly AbortSignal[],
-  ) {}
+  ) {
+    this.outcome = new Promise((resolve) => {
+      this.resolve = resolve
+    })
+    this.deadline = state.host.deadlines.add(timeoutMs, () => this.expire())
+    for (const parent of parents) {
+      if (parent.aborted) this.startGrace(parent.reason)
+      else {
+        const listener = () => {
+          this.controller?.abort(parent.reason)
+          this.startGrace(parent.reason)
+        }
+        parent.addEventListener('abort', listener, { once: true })
+        this.listening ??= []
+        this.listening.push([parent, listener])
+      }
+    }
+  }
 
   get reason(): unknown {
     if (this.expired) return new DeadlineExceeded(this.timeoutMs)
@@ -155,79 +250,56 @@ class LazyDeadline {
     const controller = new AbortController()
     this.controller = controller
     if (this.aborted) controller.abort(this.reason)
-    else {
-      for (const parent of this.parents) {
-        const listener = () => controller.abort(parent.reason)
-        parent.addEventListener('abort', listener, { once: true })
-        this.listening.push([parent, listener])
-      }
-    }
     return controller.signal
   }
 
-  expire(): void {
-    this.expired = true
-    this.controller?.abort(new DeadlineExceeded(this.timeoutMs))
+  run(work: Promise<unknown>): Promise<ExecuteOutcome> {
+    this.work = work
+    work.then(
+      (value) => this.finish({ ok: true, value }),
+      (error: unknown) =>
+        this.finish({ ok: false, error: new BodyFailure(error, this.reason, this.aborted) }),
+    )
+    return this.outcome
   }
 
-  dispose(): void {
-    for (const [parent, listener] of this.listening) parent.removeEventListener('abort', listener)
-    this.listening.length = 0
+  private expire(): void {
+    this.expired = true
+    this.controller?.abort(new DeadlineExceeded(this.timeoutMs))
+    this.startGrace(new DeadlineExceeded(this.timeoutMs))
+  }
+
+  private startGrace(reason: unknown): void {
+    if (this.settled || this.graceTimer !== undefined) return
+    this.graceTimer = setTimeout(() => {
+      if (this.settled) return
+      if (this.work) this.state.host.trackOrphan(this.state.exec, 'body', this.work)
+      this.finish({ ok: false, error: new Unresponsive(reason) })
+    }, this.state.host.graceMs)
+  }
+
+  private finish(outcome: ExecuteOutcome): void {
+    if (this.settled) return
+    this.settled = true
+    this.deadline.cancel()
+    if (this.graceTimer !== undefined) clearTimeout(this.graceTimer)
+    if (this.listening)
+      for (const [parent, listener] of this.listening) parent.removeEventListener('abort', listener)
+    this.resolve(outcome)
   }
 }
 
-async function invokeWithDeadline(
+function invokeWithDeadline(
   state: CallState,
   args: JsonValue,
   view: ToolExecution,
   timeoutMs: number,
 ): Promise<ExecuteOutcome> {
-  const { exec, host } = state
   const parents = bodyParents(state, view).filter(
     (p): p is AbortSignal => p !== undefined && p !== neverAborted(),
   )
-  const deadline = new LazyDeadline(timeoutMs, parents)
-  let done = false
-  let graceTimer: ReturnType<typeof setTimeout> | undefined
-  let giveUp!: (reason: unknown) => void
-  const gaveUp = new Promise<{ settled: false; reason: unknown }>((resolve) => {
-    giveUp = (reason) => resolve({ settled: false, reason })
-  })
-  // Whatever aborts first (the deadline or a parent), the body gets graceMs more, then we leave it.
-  const startGrace = (reason: unknown) => {
-    if (done || graceTimer !== undefined) return
-    graceTimer = setTimeout(() => giveUp(reason), host.graceMs)
-  }
-  const timer = setTimeout(() => {
-    deadline.expire()
-    startGrace(new DeadlineExceeded(timeoutMs))
-  }, timeoutMs)
-  const parentListeners: [AbortSignal, () => void][] = []
-  for (const parent of parents) {
-    if (parent.aborted) startGrace(parent.reason)
-    else {
-      const listener = () => startGrace(parent.reason)
-      parent.addEventListener('abort', listener, { once: true })
-      parentListeners.push([parent, listener])
-    }
-  }
-  const work = startBody(state, args, new RunContext(state, view, () => deadline.signal()))
-  try {
-    const outcome = await Promise.race([work.then((value) => ({ settled: true as const, value })), gaveUp])
-    if (!outcome.settled) {
-      host.trackOrphan(exec, 'body', work)
-      return { ok: false, error: new Unresponsive(outcome.reason) }
-    }
-    return { ok: true, value: outcome.value }
-  } catch (error) {
-    return { ok: false, error: new BodyFailure(error, deadline.reason, deadline.aborted) }
-  } finally {
-    done = true
-    clearTimeout(timer)
-    if (graceTimer !== undefined) clearTimeout(graceTimer)
-    for (const [parent, listener] of parentListeners) parent.removeEventListener('abort', listener)
-    deadline.dispose()
-  }
+  const run = new DeadlineRun(state, timeoutMs, parents)
+  return run.run(startBody(state, args, new RunContext(state, view, () => run.signal())))
 }
 
 /** Remember which signal was aborted when the body threw, so the failure kind is not guessed. */
@@ -324,6 +396,7 @@ class RunContext {
     if (!checked.ok || !isContextMessage(checked.value)) {
       throw new TypeError('deferContext needs { role: "user", content: ContentBlock[] } made of plain JSON')
     }
+    this.#state.contexts ??= []
     this.#state.contexts.push(checked.value as ContextMessage)
   }
 

@@ -1,8 +1,9 @@
 import { describeThrown, failures } from '../errors/failures.js'
 import { materialize } from '../json/materialize.js'
-import type { ContentBlock, ContextMessage, ToolFailure, ToolResult } from '../types.js'
+import type { FreshEvent } from '../session/log.js'
+import type { ContentBlock, ContextMessage, JsonValue, ToolFailure, ToolResult } from '../types.js'
 import { validBlocks } from './output.js'
-import type { Candidate } from './post-execute.js'
+import { type Candidate, frozenCandidate } from './post-execute.js'
 import type { CallState } from './state.js'
 
 // Stage ⑤ and the freeze: the tool's own finalizeContent (captured when the call started) runs
@@ -23,10 +24,7 @@ export function finalizeResult(
     let threw: unknown
     let didThrow = false
     try {
-      replaced = (finalize as (e: unknown, r: unknown) => unknown)(
-        state.exec,
-        Object.freeze({ ...candidate }),
-      )
+      replaced = (finalize as (e: unknown, r: unknown) => unknown)(state.exec, frozenCandidate(candidate))
     } catch (error) {
       didThrow = true
       threw = error
@@ -66,10 +64,30 @@ function freezeResult(state: CallState, c: Candidate, startedAt: number, t0: num
       ? (checked.value as unknown as ToolFailure)
       : Object.freeze({ kind, code, message })
   }
-  if (state.contexts.length > 0)
+  if (state.contexts !== undefined && state.contexts.length > 0)
     result.additionalContexts = Object.freeze([...state.contexts]) as readonly ContextMessage[]
   if (state.concluded && !c.isError) result.concludesTurn = true
   return Object.freeze(result)
+}
+
+/** The `tool/result` event: the result's fields in its order, built as a literal (appendFresh). */
+export function resultEvent(result: ToolResult): FreshEvent {
+  const event: FreshEvent = {
+    seq: 0,
+    type: 'tool/result',
+    callId: result.callId,
+    name: result.name,
+    isError: result.isError,
+    content: result.content as JsonValue,
+    timing: result.timing,
+  }
+  if (result.value !== undefined) event.value = result.value as JsonValue
+  if (result.meta !== undefined) event.meta = result.meta
+  if (result.error !== undefined) event.error = result.error as unknown as JsonValue
+  if (result.additionalContexts !== undefined)
+    event.additionalContexts = result.additionalContexts as JsonValue
+  if (result.concludesTurn !== undefined) event.concludesTurn = result.concludesTurn
+  return event
 }
 
 /**

@@ -62,7 +62,14 @@ function renderChecked(
     render(a: JsonValue, v: JsonValue): readonly ContentBlock[]
     presentationMeta?(a: JsonValue, v: JsonValue): JsonValue
   }
-  const content = checkContent(() => output.render(args, value), true)
+  let produced: unknown
+  try {
+    produced = output.render(args, value)
+  } catch (error) {
+    return { ok: false, failure: failures.invalidOutput(name, `render threw (${describeThrown(error)})`) }
+  }
+  // Render output is a fresh projection: adopted block by block, or fully checked.
+  const content = adoptBlocks(produced) ?? validBlocks(produced)
   if (!content.ok) return { ok: false, failure: failures.invalidOutput(name, `render ${content.problem}`) }
   if (!withMeta || !output.presentationMeta) return { ok: true, value, content: content.blocks }
   let meta: ReturnType<typeof materialize>
@@ -86,46 +93,43 @@ function renderChecked(
   return { ok: true, value, content: content.blocks, meta: meta.value }
 }
 
-/** Run a content producer and check what it made: frozen, well-formed content blocks. */
-export function checkContent(
-  produce: () => readonly ContentBlock[] | undefined,
-  fresh = false,
-): { ok: true; blocks: readonly ContentBlock[] } | { ok: false; problem: string } {
-  let produced: unknown
-  try {
-    produced = produce()
-  } catch (error) {
-    return { ok: false, problem: `threw (${describeThrown(error)})` }
-  }
-  return (fresh && adoptBlocks(produced)) || validBlocks(produced)
-}
-
 /**
- * The hot path for render output, which is a fresh projection: when it is exactly an array of
- * well-formed blocks (plain objects, data properties, no extra keys), freeze it in place instead
- * of copying it. Anything else returns undefined and takes the full copying check.
+ * The hot path for render output: when it is a plain array of well-formed blocks (plain objects
+ * holding exactly the declared fields), copy each block field by field (one read each, so a
+ * getter cannot change what was checked) and freeze the copies. Anything else returns undefined
+ * and takes the full check, which names the problem.
  */
 function adoptBlocks(produced: unknown): { ok: true; blocks: readonly ContentBlock[] } | undefined {
   if (!Array.isArray(produced) || Object.getPrototypeOf(produced) !== Array.prototype) return undefined
-  for (let i = 0; i < produced.length; i++) {
-    if (!Object.hasOwn(produced, i) || !isPlainBlock(produced[i])) return undefined
+  const length = produced.length
+  const blocks = new Array<ContentBlock>(length)
+  for (let i = 0; i < length; i++) {
+    const block = i in produced ? copyBlock(produced[i]) : undefined
+    if (block === undefined) return undefined
+    blocks[i] = block
   }
-  for (const block of produced) Object.freeze(block)
-  return { ok: true, blocks: Object.freeze(produced) as readonly ContentBlock[] }
+  return { ok: true, blocks: Object.freeze(blocks) }
 }
 
-const BLOCK_FIELDS = { text: ['type', 'text'], image: ['type', 'mediaType', 'data'] } as const
-
-function isPlainBlock(block: unknown): boolean {
+function copyBlock(block: unknown): ContentBlock | undefined {
   if (typeof block !== 'object' || block === null || Object.getPrototypeOf(block) !== Object.prototype)
-    return false
-  const fields = BLOCK_FIELDS[(block as { type?: unknown }).type as keyof typeof BLOCK_FIELDS]
-  if (!fields || Object.keys(block).length !== fields.length) return false
-  for (const field of fields) {
-    const own = Object.getOwnPropertyDescriptor(block, field)
-    if (!own || typeof own.value !== 'string') return false
+    return undefined
+  let fields = 0
+  for (const _ in block) fields++
+  const source = block as Record<string, unknown>
+  const type = source.type
+  if (type === 'text') {
+    const text = source.text
+    return fields === 2 && typeof text === 'string' ? Object.freeze({ type, text }) : undefined
   }
-  return true
+  if (type === 'image') {
+    const mediaType = source.mediaType
+    const data = source.data
+    return fields === 3 && typeof mediaType === 'string' && typeof data === 'string'
+      ? Object.freeze({ type, mediaType, data })
+      : undefined
+  }
+  return undefined
 }
 
 export function validBlocks(

@@ -47,30 +47,43 @@ export function preExecute(state: CallState): StageOutcome | Promise<StageOutcom
   return preExecuteListeners(state)
 }
 
-async function preExecuteListeners(state: CallState): Promise<StageOutcome> {
+function preExecuteListeners(state: CallState): StageOutcome | Promise<StageOutcome> {
+  let pending: PreToolDecision | Promise<PreToolDecision>
+  try {
+    pending = chainFor(state.view.pre)(state.exec)
+  } catch (error) {
+    return listenerThrew(state, error)
+  }
+  // Synchronous listeners are decided without a microtask; async ones are awaited within grace.
+  return pending instanceof Promise ? awaitDecision(state, pending) : decide(state, pending)
+}
+
+async function awaitDecision(state: CallState, pending: Promise<PreToolDecision>): Promise<StageOutcome> {
   const { exec, host } = state
-  const listeners = state.view.pre
   let decision: unknown
   try {
-    const pending = chainFor(listeners)(exec)
-    if (pending instanceof Promise) {
-      const settled = await settleWithin(pending, state.callerSignal, host.graceMs)
-      if (!settled.settled) {
-        host.trackOrphan(exec, 'tools/pre-execute', pending)
-        return notStarted(state) ?? { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name) }
-      }
-      decision = settled.value
-    } else decision = pending
-  } catch (error) {
-    return {
-      kind: 'fail',
-      failure: failures.exception(exec.name, 'a tools/pre-execute listener', describeThrown(error)),
-      final: true,
+    const settled = await settleWithin(pending, state.callerSignal, host.graceMs)
+    if (!settled.settled) {
+      host.trackOrphan(exec, 'tools/pre-execute', pending)
+      return notStarted(state) ?? { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name) }
     }
+    decision = settled.value
+  } catch (error) {
+    return listenerThrew(state, error)
   }
   // Async listeners may have seen an abort: re-check before acting on their decision.
-  const cancelled = notStarted(state)
-  if (cancelled) return cancelled
+  return notStarted(state) ?? decide(state, decision)
+}
+
+function listenerThrew(state: CallState, error: unknown): StageOutcome {
+  return {
+    kind: 'fail',
+    failure: failures.exception(state.exec.name, 'a tools/pre-execute listener', describeThrown(error)),
+    final: true,
+  }
+}
+
+function decide(state: CallState, decision: unknown): StageOutcome | Promise<StageOutcome> {
   const checked = checkDecision(decision)
   switch (checked.kind) {
     case 'allow':
@@ -78,7 +91,10 @@ async function preExecuteListeners(state: CallState): Promise<StageOutcome> {
     case 'deny':
       return { kind: 'fail', failure: failures.denied(checked.reason, checked.info) }
     case 'cancel':
-      return { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name, 'a policy cancelled it') }
+      return {
+        kind: 'fail',
+        failure: failures.cancelledBeforeStart(state.exec.name, 'a policy cancelled it'),
+      }
     case 'ask':
       return ask(state, checked)
     default:

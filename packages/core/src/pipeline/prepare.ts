@@ -1,6 +1,7 @@
 import { failures } from '../errors/failures.js'
 import { materialize, parseJson } from '../json/materialize.js'
-import type { AgentView, RegisteredTool, Registry } from '../registry/registry.js'
+import type { AgentView, FilterContext, RegisteredTool, Registry } from '../registry/registry.js'
+import type { ValidationResult } from '../schema/compile.js'
 import type { JsonValue, ParentToken, ToolCall, ToolFailure } from '../types.js'
 import { closestNames } from './suggest.js'
 
@@ -14,8 +15,8 @@ export type Prepared = {
   readonly tool?: RegisteredTool
   /** Materialized arguments (what listeners and the log see), or null when they are not JSON. */
   readonly args: JsonValue
-  /** Logged with `tool/call`: the value, or the raw text when it did not parse. */
-  readonly logged: { readonly arguments: JsonValue } | { readonly argumentsText: string }
+  /** Logged with `tool/call` instead of `arguments` when a JSON text did not parse. */
+  readonly argumentsText?: string
   /** The call's parent token when it is genuine (names a running execution); else undefined. */
   readonly parent?: ParentToken
   /** Set when lookup or materialization failed: the call ends here. */
@@ -36,34 +37,41 @@ export function prepareCall(
   const raw = call.arguments
   const snapshot = typeof raw === 'string' ? parseJson(raw) : materialize(raw)
   const args = snapshot.ok ? snapshot.value : null
-  const logged = snapshot.ok
-    ? { arguments: snapshot.value }
-    : typeof raw === 'string'
-      ? { argumentsText: raw }
-      : { arguments: null }
+  const argumentsText = !snapshot.ok && typeof raw === 'string' ? raw : undefined
 
   // A parent token is only honoured while the outer call it names is running: it cannot be forged.
   const parent = call.parent !== undefined && parentLive(call.parent) ? call.parent : undefined
-  // Built by assignment (no conditional spreads): this runs once per call.
-  const context: { agent?: string; parent?: ParentToken } = {}
-  if (call.agent !== undefined) context.agent = call.agent
-  if (parent) context.parent = parent
-  const found = typeof call.name === 'string' ? registry.lookup(view, call.name, context) : {}
-  if (!found.tool) {
+  const agent = call.agent
+  const filterContext: FilterContext =
+    parent === undefined
+      ? agent === undefined
+        ? NO_CONTEXT
+        : { agent }
+      : agent === undefined
+        ? { parent }
+        : { agent, parent }
+  const tool = typeof call.name === 'string' ? registry.find(view, call.name, filterContext) : undefined
+  if (!tool) {
     const name = String(call.name)
+    const found = typeof call.name === 'string' ? registry.lookup(view, call.name, filterContext) : {}
     const hint = 'hint' in found ? found.hint : undefined
-    const failure = failures.unknownTool(name, closestNames(name, registry.visibleNames(view, context)), hint)
-    return { view, args, logged, failure, ...(parent ? { parent } : {}) }
+    const failure = failures.unknownTool(
+      name,
+      closestNames(name, registry.visibleNames(view, filterContext)),
+      hint,
+    )
+    return failed({ view, args, failure }, argumentsText, parent)
   }
-  const tool = found.tool
   if (!snapshot.ok) {
     const failure =
       typeof raw === 'string'
         ? failures.invalidJson(tool.name, snapshot.problem)
         : failures.notLossless(tool.name, snapshot.path, snapshot.problem)
-    return { view, tool, args, logged, failure, ...(parent ? { parent } : {}) }
+    return failed({ view, tool, args, failure }, argumentsText, parent)
   }
-  const prepared: Prepared = parent ? { view, tool, args, logged, parent } : { view, tool, args, logged }
+  // Built by assignment (no conditional spreads): this runs once per call.
+  const prepared: { -readonly [K in keyof Prepared]: Prepared[K] } = { view, tool, args }
+  if (parent) prepared.parent = parent
   let result: ReturnType<RegisteredTool['parameters']['validate']>
   try {
     result = tool.parameters.validate(snapshot.value)
@@ -74,16 +82,34 @@ export function prepareCall(
     }
     return prepared
   }
-  const settle = (r: Awaited<typeof result>) => {
-    prepared.validated = r.ok ? r : { ok: false, failure: failures.schemaViolation(tool.name, r.issues) }
-  }
   if (result instanceof Promise) {
-    prepared.validation = result.then(settle, (error: unknown) => {
-      prepared.validated = {
-        ok: false,
-        failure: failures.exception(tool.name, 'parameters validation', String(error)),
-      }
-    })
-  } else settle(result)
+    prepared.validation = result.then(
+      (r) => {
+        prepared.validated = validation(tool, r)
+      },
+      (error: unknown) => {
+        prepared.validated = {
+          ok: false,
+          failure: failures.exception(tool.name, 'parameters validation', String(error)),
+        }
+      },
+    )
+  } else prepared.validated = validation(tool, result)
+  return prepared
+}
+
+const NO_CONTEXT: FilterContext = Object.freeze({})
+
+function validation(tool: RegisteredTool, r: ValidationResult): Prepared['validated'] {
+  return r.ok ? r : { ok: false, failure: failures.schemaViolation(tool.name, r.issues) }
+}
+
+function failed(
+  prepared: { -readonly [K in keyof Prepared]: Prepared[K] },
+  argumentsText: string | undefined,
+  parent: ParentToken | undefined,
+): Prepared {
+  if (argumentsText !== undefined) prepared.argumentsText = argumentsText
+  if (parent) prepared.parent = parent
   return prepared
 }

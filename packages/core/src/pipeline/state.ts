@@ -1,6 +1,7 @@
 import type { ApprovalService } from '../approval/service.js'
 import type { AgentView, RegisteredTool, Registry } from '../registry/registry.js'
 import type { RuntimeSessionLog } from '../session/log.js'
+import type { Deadlines } from '../signal/deadlines.js'
 import type { ToolDefinition } from '../tool/define.js'
 import type { ContextMessage, JobsService, ToolExecution, ToolFailure } from '../types.js'
 import type { Prepared } from './prepare.js'
@@ -13,6 +14,8 @@ export interface PipelineHost {
   readonly jobs: JobsService
   /** How long a body (or async listener) that ignores its abort signal is waited for. */
   readonly graceMs: number
+  /** The runtime's call deadlines (shared lists, no timer per call). */
+  readonly deadlines: Deadlines
   /** Executions that handed out a parent token and are still running: only these are valid parents. */
   readonly live: Map<symbol, ToolExecution>
   trackOrphan(exec: ToolExecution, stage: string, promise: Promise<unknown>): void
@@ -34,6 +37,7 @@ export interface CallOptions {
 /** One call's mutable working state; nothing here is visible to listeners. */
 export interface CallState {
   readonly host: PipelineHost
+  readonly prepared: Prepared
   /** The registry view for the call's agent, taken when the call started (listeners, guards). */
   readonly view: AgentView
   readonly tool: RegisteredTool | undefined
@@ -41,13 +45,18 @@ export interface CallState {
   readonly exec: ToolExecution
   /** Aborted by the caller or the batch: the source of `cancelled` and `aborted`. */
   readonly callerSignal: AbortSignal
+  /** Releases the listeners that linked the caller's signals (when the call settles). */
+  readonly unlink: () => void
   readonly cascade: AbortSignal | undefined
   /** Captured at start (seed 000 §3 ⑤): a re-registration mid-call does not change it. */
   readonly finalize: ToolDefinition<never, never>['finalizeContent']
-  readonly contexts: ContextMessage[]
+  /** Deferred context messages, created on first use (most calls have none). */
+  contexts: ContextMessage[] | undefined
   concluded: boolean
   /** Set once the body asked for a parent token: the execution is live until it settles. */
   parentOf: boolean
+  /** performance.now() when the call started. */
+  readonly t0: number
 }
 
 /** A stage either lets the call go on, or ends it with a failure (final: post-execute skipped). */

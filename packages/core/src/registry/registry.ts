@@ -64,9 +64,11 @@ export interface Restriction {
 }
 
 /** Hides a tool for a call context; returns a model-facing hint when hidden (Code Mode). */
+export type FilterContext = { readonly agent?: string; readonly parent?: ParentToken }
+
 export type VisibilityFilter = (
   toolName: string,
-  context: { readonly agent?: string; readonly parent?: ParentToken },
+  context: FilterContext,
 ) => { readonly hidden: true; readonly hint?: string } | undefined
 
 export interface RegisteredTool {
@@ -198,15 +200,29 @@ export class Registry {
   lookup(
     view: AgentView,
     name: string,
-    context: { readonly agent?: string; readonly parent?: ParentToken },
+    context: FilterContext,
   ): { readonly tool: RegisteredTool } | { readonly tool?: undefined; readonly hint?: string } {
     const tool = view.tools.get(name)
     if (!tool || this.restricted(view, name)) return {}
+    const hidden = this.hiddenBy(view, name, context)
+    if (hidden) return hidden.hint === undefined ? {} : { hint: hidden.hint }
+    return { tool }
+  }
+
+  /** The tool `name` resolves to for this call, if visible (the hot path: allocates nothing). */
+  find(view: AgentView, name: string, context: FilterContext): RegisteredTool | undefined {
+    const tool = view.tools.get(name)
+    if (!tool || this.restricted(view, name)) return undefined
+    if (view.filters.length > 0 && this.hiddenBy(view, name, context)) return undefined
+    return tool
+  }
+
+  private hiddenBy(view: AgentView, name: string, context: FilterContext) {
     for (const filter of view.filters) {
       const hidden = filter(name, context)
-      if (hidden) return hidden.hint === undefined ? {} : { hint: hidden.hint }
+      if (hidden) return hidden
     }
-    return { tool }
+    return undefined
   }
 
   /** Model-facing schemas, sorted by name so identical registrations give identical bytes. */
@@ -215,7 +231,7 @@ export class Registry {
     if (view.schemas) return view.schemas
     const context = agent === undefined ? {} : { agent }
     const visible = [...view.tools.keys()]
-      .filter((name) => this.lookup(view, name, context).tool !== undefined)
+      .filter((name) => this.find(view, name, context) !== undefined)
       .sort()
       .map((name) => view.tools.get(name)!.schema)
     view.schemas = Object.freeze(visible)
@@ -227,6 +243,6 @@ export class Registry {
     view: AgentView,
     context: { readonly agent?: string; readonly parent?: ParentToken },
   ): string[] {
-    return [...view.tools.keys()].filter((name) => this.lookup(view, name, context).tool !== undefined)
+    return [...view.tools.keys()].filter((name) => this.find(view, name, context) !== undefined)
   }
 }

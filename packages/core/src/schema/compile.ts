@@ -76,9 +76,12 @@ function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema
     throw new Error(`${what} cannot be exported to JSON Schema: ${(error as Error).message}`)
   }
   const jsonSchema = cleanJsonSchema(exported, what)
-  const finish = (result: StandardSchemaV1.Result<unknown>): ValidationResult => {
+  const finish = (input: JsonValue, result: StandardSchemaV1.Result<unknown>): ValidationResult => {
     if (result.issues) return { ok: false, issues: result.issues.map(describeStandardIssue) }
-    // The validator's output is a fresh object nobody else holds: check and freeze it in place.
+    // Usually the output is the input's JSON value again (no defaults, nothing stripped): then
+    // the input, already a frozen snapshot, is the value, and nothing more is frozen per call.
+    if (sameJson(input, result.value, 0)) return { ok: true, value: input }
+    // Otherwise it is a fresh object nobody else holds: check and freeze it in place.
     const snapshot = adoptFresh(result.value)
     if (!snapshot.ok) {
       return {
@@ -92,9 +95,38 @@ function compileStandard(schema: StandardSchemaV1, what: string): CompiledSchema
     jsonSchema,
     validate(value) {
       const result = props.validate(value)
-      return result instanceof Promise ? result.then(finish) : finish(result)
+      return result instanceof Promise ? result.then((r) => finish(value, r)) : finish(value, result)
     },
   }
+}
+
+/**
+ * Whether a validator's output holds exactly the JSON value of its (materialized) input: same
+ * keys, same leaves. Reads each output property once; plain objects and arrays only.
+ */
+function sameJson(input: JsonValue, output: unknown, depth: number): boolean {
+  if (input === output) return true
+  if (typeof input !== 'object' || input === null || typeof output !== 'object' || output === null)
+    return false
+  if (depth >= 64) return false
+  if (Array.isArray(input)) {
+    if (!Array.isArray(output) || Object.getPrototypeOf(output) !== Array.prototype) return false
+    if (output.length !== input.length) return false
+    for (let i = 0; i < input.length; i++) if (!sameJson(input[i]!, output[i], depth + 1)) return false
+    return true
+  }
+  if (Array.isArray(output) || Object.getPrototypeOf(output) !== Object.prototype) return false
+  // for-in sees own keys plus enumerable keys of Object.prototype (none, unless polluted: then
+  // the counts or the own-key check disagree and the output takes the full check).
+  const record = output as Record<string, unknown>
+  let count = 0
+  for (const key in record) {
+    if (!Object.hasOwn(input, key)) return false
+    if (!sameJson((input as Record<string, JsonValue>)[key]!, record[key], depth + 1)) return false
+    count++
+  }
+  for (const _ in input) count--
+  return count === 0
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER
