@@ -4,6 +4,7 @@ import {
   linkSignals,
   type ParentToken,
   type Runtime,
+  type ToolCall,
   type ToolResult,
   type ToolRunContext,
 } from '@toolgate/core'
@@ -58,6 +59,17 @@ export function createDispatcher(options: {
 
   const emit = (payload: JsonObject) => exec.emit('tool/code-dispatch', payload)
 
+  // runtime.mode prepares the call (parse, lookup, validation) and runtime.execute prepares it
+  // again. A tool without isConcurrencySafe is exclusive whatever its arguments (and so is a name
+  // that does not resolve, or a call that fails to prepare), so only a tool that classifies its
+  // arguments pays for the extra preparation. runtime.tool resolves the same registration that
+  // runtime.mode's lookup finds; filters only hide a tool, which makes it exclusive too.
+  const modeOf = (call: ToolCall): 'parallel' | 'exclusive' => {
+    const definition = runtime.tool(call.name, exec.agent)
+    if (definition?.isConcurrencySafe === undefined) return 'exclusive'
+    return runtime.mode(call).kind
+  }
+
   const logCopy = (entry: DispatchLogEntry): DispatchLogEntry => {
     // A waterfall over the logged copy only: what the program receives is never changed.
     const run = (i: number): DispatchLogEntry => {
@@ -97,9 +109,20 @@ export function createDispatcher(options: {
       })
   }
 
+  // One linked signal for the whole run: every sub-call is cancelled by the same two sources (the
+  // outer call and the sandbox's run-ended signal), and a link per sub-call (an AbortController
+  // and two listeners, added and removed) was a measurable part of the per-call cost.
+  let link: { readonly source: AbortSignal; readonly linked: ReturnType<typeof linkSignals> } | undefined
+  const signalFor = (runSignal: AbortSignal): AbortSignal => {
+    if (link?.source !== runSignal) {
+      link?.linked.dispose()
+      link = { source: runSignal, linked: linkSignals(exec.signal, runSignal) }
+    }
+    return link.linked.signal
+  }
+
   const start = (p: Pending) => {
     if (!p.parallel) exclusiveRunning = true
-    const link = linkSignals(exec.signal, p.signal)
     const work = runtime
       .execute({
         callId: p.callId,
@@ -107,7 +130,7 @@ export function createDispatcher(options: {
         arguments: p.argsJson,
         ...(exec.agent === undefined ? {} : { agent: exec.agent }),
         parent,
-        signal: link.signal,
+        signal: signalFor(p.signal),
       })
       .then(
         (result) => settle(p, result),
@@ -118,7 +141,6 @@ export function createDispatcher(options: {
         },
       )
       .finally(() => {
-        link.dispose()
         running.delete(work)
         if (!p.parallel) exclusiveRunning = false
         pump()
@@ -152,7 +174,7 @@ export function createDispatcher(options: {
         ...(exec.agent === undefined ? {} : { agent: exec.agent }),
         parent,
       }
-      const parallel = runtime.mode(call).kind === 'parallel'
+      const parallel = modeOf(call) === 'parallel'
       emit({ phase: 'start', subCallId: callId, name, mode: parallel ? 'parallel' : 'exclusive' })
       queue.push({ index: subIndex, callId, name, argsJson, parallel, signal, resolve })
       pump()
@@ -167,6 +189,8 @@ export function createDispatcher(options: {
         p.resolve({ ok: false, message: 'The program ended before this tool call started; it was not run.' })
       }
       while (running.size > 0) await Promise.all([...running])
+      link?.linked.dispose()
+      link = undefined
     },
   }
 }

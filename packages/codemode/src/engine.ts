@@ -3,8 +3,9 @@ import { newQuickJSWASMModule, type QuickJSWASMModule, RELEASE_SYNC } from 'quic
 /**
  * The QuickJS WebAssembly module is compiled and instantiated once per process (~15-20 ms) and
  * shared; every run gets its own runtime + context inside it (a fresh heap with its own limits).
- * We use the synchronous build: host promises reach the VM through `newPromise()` and are pumped
- * with `executePendingJobs()`, which is cheaper per call than the asyncify build.
+ * We use the synchronous build: sub-call results reach the VM through the prelude's port (see
+ * prelude.ts) and are pumped with `executePendingJobs()`, which is cheaper per call than the
+ * asyncify build.
  *
  * If the module ever raises a host-level error from inside wasm (a trap or a native stack
  * overflow) its linear memory may be inconsistent, so it is discarded and the next run loads a

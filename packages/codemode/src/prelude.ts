@@ -1,7 +1,8 @@
 /**
  * JavaScript that runs INSIDE the QuickJS context before the model's program. It is evaluated to a
- * function and called once with three host functions; the host functions are closed over, never
- * placed on the global object, so the program cannot reach them.
+ * function and called once with two host functions; the host functions are closed over, never
+ * placed on the global object, so the program cannot reach them. It returns `[run, port]`, which
+ * only the host holds.
  *
  * - `tools`: a frozen Proxy over a null-prototype object; one property per tool (defineProperty, so
  *   a tool named `__proto__` is an ordinary property). A missing name throws a TypeError that lists
@@ -9,16 +10,24 @@
  * - Sub-call arguments are serialized HERE by a lossless serializer (plain objects/arrays, strings,
  *   finite numbers, booleans, null; no accessors, symbols, holes, cycles, class instances). If the
  *   value is not lossless the call's promise rejects in the VM and nothing reaches the host.
- * - Results come back as JSON text and are re-created with the VM's own JSON.parse.
- * - Failures reject with `ToolCallError` (name, toolName, message; no internal codes; seed 001 §6.10).
- * - `console.log/info/debug/warn/error` format in the VM and hand one line of text to the host.
+ * - A sub-call is NOT a host function call: it appends `<tool index>\n<args JSON>\n` to an outbox
+ *   string that the host reads (port[0]) each time the VM yields. Measured with quickjs-emscripten
+ *   0.32: a VM->host function call costs ~7 us, most of it the library's generator-based callback
+ *   plumbing; the host's read ~0.5 us. Call ids are implicit: the n-th frame ever taken is id n,
+ *   which is also the host's subIndex. Serialized JSON has no raw newline, so the framing is
+ *   unambiguous.
+ * - One native promise per sub-call; settling parses the results with the VM's own JSON.parse and
+ *   resolves each promise directly, or rejects it with `ToolCallError` (name, toolName, message; no
+ *   internal codes; seed 001 §6.10). Many settlements cross at once.
+ * - `console.log/info/debug/warn/error` format in the VM and hand one line of text to the host; a
+ *   truthy answer means the run is stopping (output limit), after which tool calls reject in the VM.
  * - Code generation from strings (`eval`, `Function`, and the async/generator constructors) is
  *   disabled: QuickJS's parser recurses on the host stack without a depth check, and a program could
  *   otherwise build a string that crashes the host process. Program text is depth-checked on the
  *   host before it is compiled (strip.ts).
  * Primordials are captured up front so the program cannot break the bridge by patching builtins.
  */
-export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone, toolNamesJson) {
+const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
   'use strict';
   const G = globalThis;
   const O = Object;
@@ -32,6 +41,11 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
   const jsonStringify = JSON.stringify, jsonParse = JSON.parse;
   const isFiniteNum = Number.isFinite, isIntegerNum = Number.isInteger;
   const PromiseCtor = Promise, promiseThen = Promise.prototype.then, promiseReject = Promise.reject;
+  const withResolvers = PromiseCtor.withResolvers;
+  // Bound primordials for the per-call paths: no argument array per call (apply(f, o, [k]) allocates one).
+  const bindFn = Function.prototype.bind;
+  const hasOwnCall = apply(bindFn, Function.prototype.call, [hasOwnFn]);
+  const newCapability = apply(bindFn, withResolvers, [PromiseCtor]);
   const TypeErr = TypeError, Err = Error, Str = String, ProxyCtor = Proxy;
   const MapProto = typeof Map === 'function' ? Map.prototype : undefined;
   const SetProto = typeof Set === 'function' ? Set.prototype : undefined;
@@ -44,7 +58,17 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
   const MAX_DEPTH = 64;
 
   // ---- lossless JSON serializer (sub-call arguments and the program's result) ----
-  const childPath = (path, key) => (typeof key === 'number' ? path + '[' + key + ']' : isIdent(key) ? path + '.' + key : path + '[' + jsonStringify(key) + ']');
+  // keys is the path from the root to v. The path text is only built for an error message: a
+  // sub-call's arguments are serialized on every call, and building it eagerly (a regex test and a
+  // concatenation per property) was a measurable part of the per-call cost.
+  const pathText = (root, keys) => {
+    let path = root;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      path = typeof key === 'number' ? path + '[' + key + ']' : isIdent(key) ? path + '.' + key : path + '[' + jsonStringify(key) + ']';
+    }
+    return path;
+  };
   const typeName = (v) => {
     try {
       const proto = getProto(v);
@@ -52,59 +76,89 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
       return typeof ctor === 'function' && typeof ctor.name === 'string' && ctor.name ? ctor.name : 'non-plain';
     } catch (e) { return 'non-plain'; }
   };
-  function ser(v, path, stack, fail) {
+  // JSON text of property keys: JSON.stringify is one of QuickJS's slower natives (~1 us even for a
+  // short key), and argument objects repeat the same few keys call after call. Bounded.
+  const keyTexts = create(null);
+  let keyTextCount = 0;
+  const keyText = (k) => {
+    let text = keyTexts[k];
+    if (text === undefined) {
+      text = jsonStringify(k);
+      if (keyTextCount < 512) { keyTexts[k] = text; keyTextCount++; }
+    }
+    return text;
+  };
+  // tool: the tool's name for sub-call arguments, undefined for the program's result
+  const fail = (tool, keys, key, problem) => {
+    if (key !== undefined) keys[keys.length] = key;
+    const what = tool === undefined ? "The program's return value" : 'tools.' + tool;
+    const path = pathText(tool === undefined ? 'result' : 'args', keys);
+    throw new TypeErr(what + ': ' + path + ' ' + problem + '. Only plain JSON data can cross: objects, arrays, strings, finite numbers, booleans and null.');
+  };
+  function ser(v, keys, stack, tool) {
     switch (typeof v) {
       case 'string': return jsonStringify(v);
       case 'number':
-        if (!isFiniteNum(v)) fail(path, 'is ' + Str(v) + ', which JSON cannot represent (use null or a string)');
-        return jsonStringify(v);
+        if (!isFiniteNum(v)) fail(tool, keys, undefined, 'is ' + Str(v) + ', which JSON cannot represent (use null or a string)');
+        // for a finite number JSON.stringify is exactly ToString (-0 gives "0" too)
+        return '' + v;
       case 'boolean': return v ? 'true' : 'false';
-      case 'undefined': fail(path, 'is undefined (omit the property or use null)');
-      case 'bigint': fail(path, 'is a BigInt (use a number or a string)');
-      case 'symbol': fail(path, 'is a symbol');
-      case 'function': fail(path, 'is a function');
+      case 'undefined': fail(tool, keys, undefined, 'is undefined (omit the property or use null)');
+      case 'bigint': fail(tool, keys, undefined, 'is a BigInt (use a number or a string)');
+      case 'symbol': fail(tool, keys, undefined, 'is a symbol');
+      case 'function': fail(tool, keys, undefined, 'is a function');
     }
     if (v === null) return 'null';
-    for (let i = 0; i < stack.length; i++) if (stack[i] === v) fail(path, 'is a circular reference');
-    if (stack.length >= MAX_DEPTH) fail(path, 'is nested more than ' + MAX_DEPTH + ' levels deep');
+    for (let i = 0; i < stack.length; i++) if (stack[i] === v) fail(tool, keys, undefined, 'is a circular reference');
+    if (stack.length >= MAX_DEPTH) fail(tool, keys, undefined, 'is nested more than ' + MAX_DEPTH + ' levels deep');
     stack[stack.length] = v;
     let out;
     if (isArray(v)) {
-      if (getProto(v) !== ArrProto) fail(path, 'is an array subclass (use a plain array)');
+      if (getProto(v) !== ArrProto) fail(tool, keys, undefined, 'is an array subclass (use a plain array)');
       const len = v.length;
-      const keys = ownKeys(v);
+      const own = ownKeys(v);
       out = '[';
       for (let i = 0; i < len; i++) {
-        const d = getDesc(v, Str(i));
-        if (d === undefined) fail(childPath(path, i), 'is a hole in a sparse array');
-        if (!hasOwn(d, 'value')) fail(childPath(path, i), 'is a getter/setter (use a plain value)');
-        out += (i === 0 ? '' : ',') + ser(d.value, childPath(path, i), stack, fail);
+        const d = getDesc(v, i);
+        if (d === undefined) fail(tool, keys, i, 'is a hole in a sparse array');
+        if (!hasOwnCall(d, 'value')) fail(tool, keys, i, 'is a getter/setter (use a plain value)');
+        out += (i === 0 ? '' : ',') + serValue(d.value, keys, i, stack, tool);
       }
-      if (keys.length !== len + 1) fail(path, 'has properties besides its elements, which JSON drops');
+      if (own.length !== len + 1) fail(tool, keys, undefined, 'has properties besides its elements, which JSON drops');
       out += ']';
     } else {
       const proto = getProto(v);
-      if (proto !== ObjProto && proto !== null) fail(path, 'is a ' + typeName(v) + ' object; only plain objects and arrays are JSON');
-      const keys = ownKeys(v);
+      if (proto !== ObjProto && proto !== null) fail(tool, keys, undefined, 'is a ' + typeName(v) + ' object; only plain objects and arrays are JSON');
+      const own = ownKeys(v);
       out = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i];
-        if (typeof k === 'symbol') fail(path, 'has a symbol-keyed property');
+      for (let i = 0; i < own.length; i++) {
+        const k = own[i];
+        if (typeof k === 'symbol') fail(tool, keys, undefined, 'has a symbol-keyed property');
         const d = getDesc(v, k);
-        if (!hasOwn(d, 'value')) fail(childPath(path, k), 'is a getter/setter (use a plain value)');
-        if (!d.enumerable) fail(childPath(path, k), 'is non-enumerable, which JSON drops');
-        out += (i === 0 ? '' : ',') + jsonStringify(k) + ':' + ser(d.value, childPath(path, k), stack, fail);
+        if (!hasOwnCall(d, 'value')) fail(tool, keys, k, 'is a getter/setter (use a plain value)');
+        if (!d.enumerable) fail(tool, keys, k, 'is non-enumerable, which JSON drops');
+        out += (i === 0 ? '' : ',') + keyText(k) + ':' + serValue(d.value, keys, k, stack, tool);
       }
       out += '}';
     }
     stack.length = stack.length - 1;
     return out;
   }
-  function toJsonText(v, root, what) {
-    return ser(v, root, [], (path, problem) => {
-      throw new TypeErr(what + ': ' + path + ' ' + problem + '. Only plain JSON data can cross: objects, arrays, strings, finite numbers, booleans and null.');
-    });
+  // A property value: the common primitives inline (a call per value costs about as much as the
+  // rest of its serialization); anything else goes through ser() with its key on the path.
+  function serValue(x, keys, key, stack, tool) {
+    switch (typeof x) {
+      case 'string': return jsonStringify(x);
+      case 'number': if (isFiniteNum(x)) return '' + x; break;
+      case 'boolean': return x ? 'true' : 'false';
+      case 'object': if (x === null) return 'null'; break;
+    }
+    keys[keys.length] = key;
+    const text = ser(x, keys, stack, tool);
+    keys.length = keys.length - 1;
+    return text;
   }
+  const toJsonText = (v, tool) => ser(v, [], [], tool);
 
   // ---- ToolCallError ----
   class ToolCallError extends Err {
@@ -119,22 +173,27 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
   // ---- tools ----
   const names = jsonParse(toolNamesJson);
   const target = create(null);
-  // sub-call id -> [resolve, reject]; null prototype so no inherited setter can observe the writes
-  const resolvers = create(null);
-  const parseResult = (text) => jsonParse(text);
+  // sub-call id -> [resolve, reject, toolName]; null prototype so no inherited setter can observe the writes
+  const pending = create(null);
+  let outbox = '', nextId = 0, stopping = false;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
-    const fail = (message) => { throw new ToolCallError(name, message); };
+    const frameHead = Str(i) + '\n';
     const fn = function (args) {
-      let text, id;
+      let text;
       try {
-        text = args === undefined ? '{}' : toJsonText(args, 'args', 'tools.' + name);
-        id = hostCall(name, text);
+        if (stopping) throw new Err('The run is ending; no more tool calls are dispatched.');
+        text = args === undefined ? '{}' : toJsonText(args, name);
       } catch (e) {
         return apply(promiseReject, PromiseCtor, [e]);
       }
-      const p = new PromiseCtor((resolve, reject) => { resolvers[id] = [resolve, reject]; });
-      return apply(promiseThen, p, [parseResult, fail]);
+      const cap = newCapability();
+      const id = nextId;
+      // The frame is the commit point: once it is in the outbox the host will dispatch it as id.
+      outbox = outbox + frameHead + text + '\n';
+      nextId = id + 1;
+      pending[id] = [cap.resolve, cap.reject, name];
+      return cap.promise;
     };
     defProp(fn, 'name', { value: name });
     defProp(target, name, { value: fn, enumerable: true });
@@ -143,7 +202,9 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
   const available = names.length ? names.join(', ') : '(none)';
   const tools = new ProxyCtor(target, {
     get(t, key) {
-      if (hasOwn(t, key)) return t[key];
+      // t has a null prototype and only function values: a plain read is an own-property check
+      const own = t[key];
+      if (own !== undefined) return own;
       if (typeof key !== 'string' || key === 'then' || key === 'toJSON') return undefined;
       throw new TypeErr('tools.' + key + ' is not an available tool. Available tools: ' + available + '.');
     },
@@ -216,7 +277,7 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
   const makeLog = (level) => function () {
     let line = '';
     for (let i = 0; i < arguments.length; i++) line += (i ? ' ' : '') + fmt(arguments[i], 0, []);
-    hostLog(level, line);
+    if (hostLog(level, line)) stopping = true;
   };
   const consoleObj = create(null);
   const levels = ['log', 'info', 'debug', 'warn', 'error'];
@@ -228,7 +289,6 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
   // uncatchable deadline interrupt included; with a loop period dividing the interrupt interval,
   // for (;;) new Promise(() => {}) swallowed every interrupt (measured: > 6 min past a 300 ms
   // deadline). Here the executor is called by JS code, which lets the interrupt through.
-  const withResolvers = PromiseCtor.withResolvers;
   const SafePromise = function Promise(executor) {
     if (new.target === undefined) throw new TypeErr("Promise constructor cannot be invoked without 'new'");
     if (new.target !== SafePromise) return Reflect.construct(PromiseCtor, [executor], new.target);
@@ -272,17 +332,43 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
       return jsonStringify({ head: 'Uncaught exception (it could not be described)', name: 'Thrown', stack: '' });
     }
   };
-  // settle('<id>|<1 or 0>|<json text or message>'): one string per settlement keeps host<->VM crossings low
-  const strIndexOf = String.prototype.indexOf, strSlice = String.prototype.slice;
-  const settle = function (packed) {
-    const a = apply(strIndexOf, packed, ['|']);
-    const id = apply(strSlice, packed, [0, a]);
-    const r = resolvers[id];
-    if (r === undefined) return;
-    delete resolvers[id];
-    const ok = apply(strSlice, packed, [a + 1, a + 2]) === '1';
-    (ok ? r[0] : r[1])(apply(strSlice, packed, [a + 3]));
+  // ---- the port: how the host talks to the bridge ----
+  // Reading port[0] takes the sub-calls made since the last read, as '<tool index>\n<args JSON>\n'
+  // frames; writing port[0] settles sub-calls: '[id, 1, value, id, 0, "message", ...]', every
+  // settlement the host has collected as one JSON text parsed by one native call (string slicing in
+  // QuickJS costs more), after which one job pump runs the program's continuations. An accessor
+  // read/write crosses from the host without the argument marshalling of a function call (measured
+  // ~0.5 us instead of ~2 us). A setter's exception would be lost on the host side, so settle()
+  // catches and keeps the last message in port[1], which the host reads only to explain a stuck run.
+  let bridgeError;
+  const noteError = (e) => {
+    try { bridgeError = e !== null && typeof e === 'object' ? Str(e.message) : Str(e); } catch (x) { bridgeError = 'unknown error'; }
   };
+  const settle = function (packed) {
+    let list;
+    try { list = jsonParse(packed); } catch (e) { noteError(e); return; }
+    for (let i = 0; i < list.length; i += 3) {
+      const id = list[i];
+      const r = pending[id];
+      if (r === undefined) continue;
+      delete pending[id];
+      try {
+        if (list[i + 1] === 1) r[0](list[i + 2]);
+        else r[1](new ToolCallError(r[2], list[i + 2]));
+      } catch (e) {
+        noteError(e);
+        try { r[1](e); } catch (x) {}
+      }
+    }
+  };
+  const take = function () {
+    const frames = outbox;
+    outbox = '';
+    return frames;
+  };
+  const port = create(null);
+  defProp(port, 0, { get: take, set: settle });
+  defProp(port, 1, { get: () => bridgeError });
   const done = (tag, text) => { hostDone(tag, text); };
   const run = function (program) {
     let p;
@@ -291,12 +377,26 @@ export const PRELUDE_SOURCE = String.raw`(function (hostCall, hostLog, hostDone,
       (v) => {
         if (v === undefined) return done(0, '');
         let text;
-        try { text = toJsonText(v, 'result', 'The program\'s return value'); }
+        try { text = toJsonText(v, undefined); }
         catch (e) { return done(3, Str(e.message)); }
         done(1, text);
       },
       (e) => done(2, describeError(e)),
     ]);
   };
-  return [run, settle];
+  return [run, port];
 })`
+
+/**
+ * What QuickJS compiles for every run: the text above with comment lines and indentation blanked.
+ * Compiling the prelude is most of a run's cold start (measured ~2.5 ms of ~4 ms on the shared
+ * machine) and blanking saved ~7% of it. The prelude has no multi-line string or template
+ * literal, so nothing else changes; lines are kept, so automatic semicolon insertion and the line
+ * numbers in the prelude's own stack frames stay as they were.
+ */
+export const PRELUDE_SOURCE = PRELUDE_TEXT.split('\n')
+  .map((line) => {
+    const code = line.trimStart()
+    return code.startsWith('//') ? '' : code
+  })
+  .join('\n')

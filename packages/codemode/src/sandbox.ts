@@ -222,6 +222,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
 
   let runtime: QuickJSRuntime | undefined
   let ctx: QuickJSContext | undefined
+  let lastError: string | undefined
   const handles: QuickJSHandle[] = []
   const keep = <T extends QuickJSHandle>(h: T): T => {
     handles.push(h)
@@ -244,40 +245,10 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     ctx = vm
     const toolSet = new Set(options.tools)
 
-    const hostCall = keep(
-      vm.newFunction('hostCall', (nameHandle, textHandle) => {
-        const name = vm.getString(nameHandle)
-        const text = vm.getString(textHandle)
-        // the prelude only calls with listed names; a stopped run dispatches nothing more
-        if (!toolSet.has(name)) throw new TypeError(`Tool '${name}' is not available.`)
-        if (stop !== undefined) throw new Error('The run is ending; no more tool calls are dispatched.')
-        const subIndex = subCalls++
-        pending.set(subIndex, name)
-        let outcome: Promise<DispatchOutcome>
-        try {
-          outcome = options.dispatch(name, text, subIndex, runEnded.signal)
-        } catch (error) {
-          outcome = Promise.reject(error)
-        }
-        Promise.resolve(outcome).then(
-          (o) => {
-            settled.push({ subIndex, outcome: o })
-            poke()
-          },
-          (error: unknown) => {
-            settled.push({
-              subIndex,
-              outcome: { ok: false, message: `The tool call failed unexpectedly: ${errorText(error)}` },
-            })
-            poke()
-          },
-        )
-        return vm.newNumber(subIndex)
-      }),
-    )
     const hostLog = keep(
+      // answers true once the run is stopping: the prelude then rejects further tool calls itself
       vm.newFunction('hostLog', (levelHandle, textHandle) => {
-        if (stop !== undefined) return
+        if (stop !== undefined) return vm.true
         const level = vm.getString(levelHandle)
         const text = vm.getString(textHandle)
         const line = level === 'warn' || level === 'error' ? `[${level}] ${text}` : text
@@ -285,10 +256,11 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
         if (outputBytes + size > maxOutputBytes) {
           outputBytes = maxOutputBytes + 1
           stop = 'output-limit'
-          return
+          return vm.true
         }
         outputBytes += size
         logs.push(line)
+        return undefined
       }),
     )
     let outcome: RunnerOutcome | undefined
@@ -311,11 +283,70 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     // ---- install the prelude, compile the program ----
     const preludeFn = keep(vm.unwrapResult(vm.evalCode(PRELUDE_SOURCE, 'prelude.js')))
     const namesHandle = keep(vm.newString(JSON.stringify(options.tools)))
-    const pair = keep(
-      vm.unwrapResult(vm.callFunction(preludeFn, vm.undefined, hostCall, hostLog, hostDone, namesHandle)),
+    const bridge = keep(
+      vm.unwrapResult(vm.callFunction(preludeFn, vm.undefined, hostLog, hostDone, namesHandle)),
     )
-    const runFn = keep(vm.getProp(pair, 0))
-    const settleFn = keep(vm.getProp(pair, 1))
+    const runFn = keep(vm.getProp(bridge, 0))
+    // port[0]: read = the sub-calls made since the last read, write = settle; port[1]: the last
+    // error settling raised (see prelude.ts)
+    const port = keep(vm.getProp(bridge, 1))
+
+    const bridgeError = (): string | undefined => {
+      const h = vm.getProp(port, 1)
+      const text = vm.typeof(h) === 'string' ? vm.getString(h) : undefined
+      h.dispose()
+      return text
+    }
+
+    // Dispatch the sub-calls the program made since the last look (prelude.ts: the outbox), in the
+    // order it made them. Called after every job pump that did not stop the run. A stopping run
+    // (deadline, cancel, output limit) is not entered again and dispatches nothing more: calls made
+    // in the turn that was stopped are never started, so no tool starts while the run is torn down.
+    const drain = (): void => {
+      const taken = vm.getProp(port, 0)
+      const frames = vm.getString(taken)
+      taken.dispose()
+      let at = 0
+      // a dispatch that stops the run (its synchronous part cancelled the outer call) ends the batch
+      while (at < frames.length && stop === undefined) {
+        const nl = frames.indexOf('\n', at)
+        const end = nl < 0 ? -1 : frames.indexOf('\n', nl + 1)
+        if (end < 0) break
+        const name = options.tools[Number(frames.slice(at, nl))]
+        const argsJson = frames.slice(nl + 1, end)
+        at = end + 1
+        const subIndex = subCalls++
+        if (name === undefined || !toolSet.has(name)) {
+          // unreachable: the prelude only frames listed tools; answered without dispatching
+          pending.set(subIndex, String(name))
+          settled.push({
+            subIndex,
+            outcome: { ok: false, message: `Tool '${String(name)}' is not available.` },
+          })
+          continue
+        }
+        pending.set(subIndex, name)
+        let outcome: Promise<DispatchOutcome>
+        try {
+          outcome = options.dispatch(name, argsJson, subIndex, runEnded.signal)
+        } catch (error) {
+          outcome = Promise.reject(error)
+        }
+        Promise.resolve(outcome).then(
+          (o) => {
+            settled.push({ subIndex, outcome: o })
+            poke()
+          },
+          (error: unknown) => {
+            settled.push({
+              subIndex,
+              outcome: { ok: false, message: `The tool call failed unexpectedly: ${errorText(error)}` },
+            })
+            poke()
+          },
+        )
+      }
+    }
     const compiled = vm.evalCode(stripped.js, PROGRAM_FILENAME)
     if (compiled.error) {
       const described = describeThrown(dumpError(vm, compiled.error))
@@ -324,19 +355,20 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     }
     const programFn = keep(compiled.value)
     const started_ = vm.callFunction(runFn, vm.undefined, programFn)
-    let lastError: string | undefined
     if (started_.error) lastError = takeErrorMessage(vm, started_.error)
     else started_.value.dispose()
 
-    // ---- the event loop: pump jobs, deliver settled sub-calls, until the program settles ----
+    // ---- the event loop: pump jobs, dispatch new sub-calls, deliver settled ones, until the program settles ----
     for (;;) {
       const jobs = runtime.executePendingJobs()
       if (jobs.error) lastError = takeErrorMessage(vm, jobs.error)
       if (stop !== undefined) return stopFailure(stop)
+      drain()
       if (outcome) return finish(outcome)
       if (settled.length === 0) {
         if (pending.size === 0) {
           // nothing can ever change now: the runner was killed (memory) or the program awaits forever
+          lastError ??= bridgeError()
           if (lastError === 'out of memory') return failure('memory', memoryMessage(memoryBytes))
           if (lastError !== undefined) return failure('exception', `The program stopped: ${lastError}`)
           return failure(
@@ -349,14 +381,17 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
         })
         if (stop !== undefined) return stopFailure(stop)
       }
-      while (settled.length > 0) {
-        const next = settled.shift()!
+      // every settlement collected so far crosses in one call; one job pump then runs them all
+      let packed = ''
+      for (const next of settled) {
         if (!pending.delete(next.subIndex)) continue
-        const packed = vm.newString(packSettlement(next.subIndex, next.outcome))
-        const r = vm.callFunction(settleFn, vm.undefined, packed)
-        packed.dispose()
-        if (r.error) lastError = takeErrorMessage(vm, r.error)
-        else r.value.dispose()
+        packed += (packed === '' ? '[' : ',') + packSettlement(next.subIndex, next.outcome)
+      }
+      settled.length = 0
+      if (packed !== '') {
+        const text = vm.newString(`${packed}]`)
+        vm.setProp(port, 0, text)
+        text.dispose()
         if (stop !== undefined) return stopFailure(stop)
       }
     }
@@ -431,7 +466,7 @@ type RunnerOutcome =
   | { kind: 'thrown'; json: string }
   | { kind: 'invalid'; message: string }
 
-/** `<subIndex>|<1|0>|<JSON text or message>`, unpacked by the prelude's settle(). */
+/** `<subIndex>,1,<JSON value>` or `<subIndex>,0,<JSON string message>`: one entry of settle()'s array. */
 function packSettlement(subIndex: number, outcome: DispatchOutcome): string {
   if (outcome.ok) {
     let text: string | undefined
@@ -440,10 +475,10 @@ function packSettlement(subIndex: number, outcome: DispatchOutcome): string {
     } catch {
       text = undefined
     }
-    if (typeof text === 'string') return `${subIndex}|1|${text}`
-    return `${subIndex}|0|The tool returned a value that is not JSON.`
+    if (typeof text === 'string') return `${subIndex},1,${text}`
+    return `${subIndex},0,${JSON.stringify('The tool returned a value that is not JSON.')}`
   }
-  return `${subIndex}|0|${outcome.message}`
+  return `${subIndex},0,${JSON.stringify(outcome.message)}`
 }
 
 function takeErrorMessage(vm: QuickJSContext, error: QuickJSHandle): string {

@@ -172,6 +172,39 @@ describe('runSandboxed: sub-calls', () => {
     expect(seen?.aborted).toBe(true)
   })
 
+  it('sub-calls made in one turn are dispatched in order and can settle together', async () => {
+    const waiting: ((o: DispatchOutcome) => void)[] = []
+    const r = runSandboxed({
+      code: 'const p = [tools.echo({ n: 0 }), tools.echo({ n: 1 }), tools.echo({ n: 2 })]\nreturn await Promise.all(p)',
+      tools: ['echo'],
+      dispatch: (_name, argsJson, subIndex) =>
+        new Promise((resolve) => {
+          expect(JSON.parse(argsJson)).toEqual({ n: subIndex })
+          waiting.push(resolve)
+          // settle all three only once the third is dispatched: they cross into the VM together
+          if (waiting.length === 3)
+            for (const [i, open] of waiting.entries()) open({ ok: true, value: `r${i}` })
+        }),
+    })
+    expect(plain(await r)).toMatchObject({ ok: true, result: ['r0', 'r1', 'r2'], subCalls: 3, abandoned: [] })
+  })
+
+  it('a failed and a successful settlement in the same batch reach the right promises', async () => {
+    const r = await run(
+      'const a = tools.echo({ n: 0 }).catch((e) => e.name + ":" + e.toolName + ":" + e.message)\nconst b = tools.echo({ n: 1 })\nreturn [await a, await b]',
+      {
+        dispatch: async (_name, argsJson) =>
+          JSON.parse(argsJson).n === 0
+            ? { ok: false, message: 'no | such, "file"\nat all' }
+            : { ok: true, value: [1] },
+      },
+    )
+    expect(plain(r)).toMatchObject({
+      ok: true,
+      result: ['ToolCallError:echo:no | such, "file"\nat all', [1]],
+    })
+  })
+
   it('a late settlement after the run ended is ignored', async () => {
     const late = gate<DispatchOutcome>()
     const r = await runSandboxed({
@@ -209,6 +242,23 @@ describe('runSandboxed: limits and cancellation', () => {
     })
     expect(plain(r)).toMatchObject({ ok: false, kind: 'timeout', abandoned: [{ subIndex: 0, name: 'echo' }] })
     expect(seen?.aborted).toBe(true)
+  })
+
+  it('a call made in the turn that hit the deadline is never started', async () => {
+    const { dispatch, calls } = recordingDispatch()
+    const r = await run('tools.echo({ late: true })\nwhile (true) {}', { timeoutMs: 200, dispatch })
+    expect(plain(r)).toMatchObject({ ok: false, kind: 'timeout', subCalls: 0, abandoned: [] })
+    expect(calls).toEqual([])
+  })
+
+  it('after the output limit is hit, tool calls reject inside the VM and nothing more is dispatched', async () => {
+    const { dispatch, calls } = recordingDispatch()
+    const r = await run(
+      'console.log("x".repeat(200))\nlet refused = ""\ntools.echo({}).catch((e) => { refused = e.message })\nawait Promise.resolve()\nconsole.log(refused)\nwhile (true) {}',
+      { maxOutputBytes: 100, timeoutMs: 2_000, dispatch },
+    )
+    expect(plain(r)).toMatchObject({ ok: false, kind: 'output-limit' })
+    expect(calls).toEqual([])
   })
 
   it('aborting the outer signal interrupts a running program', async () => {
