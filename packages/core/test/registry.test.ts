@@ -181,6 +181,19 @@ describe('session log', () => {
     expect(log.events()).toEqual([])
   })
 
+  it('a payload key named __proto__ is logged as data, never as the event prototype', () => {
+    const log = createSessionLog()
+    const payload = JSON.parse('{"__proto__": {"isError": true}, "callId": "c1", "seq": 99}')
+    const event = log.append('fs/observed', payload)
+    expect(Object.getPrototypeOf(event)).toBe(Object.prototype)
+    expect(Object.hasOwn(event, '__proto__')).toBe(true)
+    expect((event as Record<string, unknown>).isError).toBe(undefined)
+    expect(JSON.stringify(event)).toBe(
+      '{"seq":1,"type":"fs/observed","__proto__":{"isError":true},"callId":"c1"}',
+    )
+    expect(Object.isFrozen(event)).toBe(true)
+  })
+
   it('JSONL: append-only; a torn last line is detected and skipped; earlier events are never lost', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-log-'))
     const path = join(dir, 'session.jsonl')

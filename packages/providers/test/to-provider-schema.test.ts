@@ -345,6 +345,14 @@ describe('normalizeArgs', () => {
     expect(normalizeArgs({ path: 'a', opts: null }, original)).toEqual({ path: 'a' })
   })
 
+  test('a model key named __proto__ stays data: no prototype change, no schema read from Object.prototype', () => {
+    const args = JSON.parse('{"path":"a","__proto__":{"polluted":true},"offset":null}')
+    const out = normalizeArgs(args, original) as Record<string, unknown>
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype)
+    expect(out.polluted).toBe(undefined)
+    expect(JSON.stringify(out)).toBe('{"path":"a","__proto__":{"polluted":true}}')
+  })
+
   test('through $ref and union branches', () => {
     const s: JsonObject = {
       type: 'object',

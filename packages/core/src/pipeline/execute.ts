@@ -4,8 +4,7 @@ import { compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { ExecuteOutcome, ExecuteWrapper } from '../registry/registry.js'
 import type { Deadline } from '../signal/deadlines.js'
-import { type LinkedSignal, linkSignals, neverAborted } from '../signal/link.js'
-import { settleWithin } from '../signal/settle.js'
+import { neverAborted } from '../signal/link.js'
 import type {
   ContextMessage,
   JsonObject,
@@ -107,25 +106,24 @@ export function runExecute(state: CallState, args: JsonValue): ExecuteOutcome | 
   return chainFor(wrappers)({ view: state.exec, state, args })
 }
 
-/** The body's signal when nothing else is fused in, without building a parent list (hot path). */
-function bodySignal(state: CallState, view: ToolExecution): LinkedSignal {
-  if (view.signal === state.exec.signal && state.cascade === undefined) {
-    const caller = state.definition?.interruptBehavior === 'block' ? undefined : state.callerSignal
-    return caller === undefined || caller === neverAborted() ? UNLINKED : linkSignals(caller)
-  }
-  return linkSignals(...bodyParents(state, view))
-}
+const NO_PARENTS: readonly AbortSignal[] = Object.freeze([])
 
-const UNLINKED: LinkedSignal = Object.freeze({ signal: neverAborted(), dispose() {} })
-
-function bodyParents(state: CallState, view: ToolExecution): (AbortSignal | undefined)[] {
-  const blocking = state.definition?.interruptBehavior === 'block'
-  // The wrapper's view, the caller's signal (unless the tool blocks interrupts), the cascade.
-  return [
-    view.signal === state.exec.signal ? undefined : view.signal,
-    blocking ? undefined : state.callerSignal,
-    state.cascade,
-  ]
+/**
+ * What can abort the body: the wrapper's signal (when it replaced the execution's), the caller's
+ * signal (unless the tool blocks interrupts), the batch cascade. Usually nothing (the hot path
+ * allocates no list).
+ */
+function bodyParents(state: CallState, view: ToolExecution): readonly AbortSignal[] {
+  const never = neverAborted()
+  const replaced = view.signal === state.exec.signal ? undefined : view.signal
+  const caller = state.definition?.interruptBehavior === 'block' ? undefined : state.callerSignal
+  const cascade = state.cascade
+  if (replaced === undefined && cascade === undefined && (caller === undefined || caller === never))
+    return NO_PARENTS
+  const parents: AbortSignal[] = []
+  for (const signal of [replaced, caller, cascade])
+    if (signal !== undefined && signal !== never && !parents.includes(signal)) parents.push(signal)
+  return parents
 }
 
 function startBody(state: CallState, args: JsonValue, context: ToolRunContext): Promise<unknown> {
@@ -143,16 +141,21 @@ function invokeBody(
   view: ToolExecution,
   timeoutMs: number | undefined,
 ): ExecuteOutcome | Promise<ExecuteOutcome> {
-  if (!state.definition) return { ok: false, error: new Error('no tool') }
-  if (timeoutMs !== undefined) return invokeWithDeadline(state, args, view, timeoutMs)
-  const link = bodySignal(state, view)
-  const context = new RunContext(state, view, link.signal)
-  if (link !== UNLINKED) return invokeAbortable(state, args, context, link)
+  const definition = state.definition
+  if (!definition) return { ok: false, error: new Error('no tool') }
+  const parents = bodyParents(state, view)
+  if (timeoutMs !== undefined || parents.length > 0) {
+    const run = new BodyRun(state, timeoutMs, parents)
+    return run.run(startBody(state, args, new RunContext(state, view, run)))
+  }
   // Nobody can abort this call (the hot path): a synchronous body settles the stage at once, an
   // asynchronous one costs a single `then`.
   let value: unknown
   try {
-    value = (state.definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(args, context)
+    value = (definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(
+      args,
+      new RunContext(state, view, neverAborted()),
+    )
   } catch (error) {
     return { ok: false, error: new BodyFailure(error, undefined, false) }
   }
@@ -173,54 +176,29 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   )
 }
 
-async function invokeAbortable(
-  state: CallState,
-  args: JsonValue,
-  context: ToolRunContext,
-  link: LinkedSignal,
-): Promise<ExecuteOutcome> {
-  const { exec, host } = state
-  const work = startBody(state, args, context)
-  try {
-    const settled = await settleWithin(work, link.signal, host.graceMs)
-    if (!settled.settled) {
-      host.trackOrphan(exec, 'body', work)
-      return { ok: false, error: new Unresponsive(link.signal.reason) }
-    }
-    return { ok: true, value: settled.value }
-  } catch (error) {
-    return { ok: false, error: classifyWith(link.signal, error) }
-  } finally {
-    link.dispose()
-  }
-}
-
 /**
- * One body run under a deadline. The body's AbortController exists only once somebody reads
- * the signal; the deadline is an entry in the runtime's shared deadline lists (no timer per
- * call). Whatever aborts first (the deadline or a parent signal), the body gets `graceMs` more,
- * then the run settles without it (Unresponsive) and the body is tracked as an orphan.
+ * One body run that something can stop: parent signals, a deadline, or both. The deadline is an
+ * entry in the runtime's shared deadline lists (no timer per call). The body's signal is a parent
+ * itself when that is the only thing that can stop it; otherwise its AbortController exists only
+ * once the body reads the signal. Whatever aborts first, the body gets `graceMs` more, then the
+ * run settles without it (Unresponsive) and the body is tracked as an orphan.
  */
-class DeadlineRun {
+class BodyRun {
   expired = false
   private settled = false
   private controller: AbortController | undefined
   private graceTimer: ReturnType<typeof setTimeout> | undefined
   private listening: [AbortSignal, () => void][] | undefined
-  private readonly deadline: Deadline
+  private readonly deadline: Deadline | undefined
   private resolve!: (outcome: ExecuteOutcome) => void
   private work: Promise<unknown> | undefined
-  readonly outcome: Promise<ExecuteOutcome>
 
   constructor(
     private readonly state: CallState,
-    readonly timeoutMs: number,
+    readonly timeoutMs: number | undefined,
     private readonly parents: readonly AbortSignal[],
   ) {
-    this.outcome = new Promise((resolve) => {
-      this.resolve = resolve
-    })
-    this.deadline = state.host.deadlines.add(timeoutMs, () => this.expire())
+    if (timeoutMs !== undefined) this.deadline = state.host.deadlines.add(timeoutMs, () => this.expire())
     for (const parent of parents) {
       if (parent.aborted) this.startGrace(parent.reason)
       else {
@@ -236,7 +214,7 @@ class DeadlineRun {
   }
 
   get reason(): unknown {
-    if (this.expired) return new DeadlineExceeded(this.timeoutMs)
+    if (this.expired) return new DeadlineExceeded(this.timeoutMs!)
     return this.parents.find((p) => p.aborted)?.reason
   }
 
@@ -244,8 +222,9 @@ class DeadlineRun {
     return this.expired || this.parents.some((p) => p.aborted)
   }
 
-  /** The body's signal: created on first read, already aborted if the call already is. */
+  /** The body's signal: a lone parent as it is; else created on first read, aborted if due. */
   signal(): AbortSignal {
+    if (this.deadline === undefined && this.parents.length === 1) return this.parents[0]!
     if (this.controller) return this.controller.signal
     const controller = new AbortController()
     this.controller = controller
@@ -255,18 +234,21 @@ class DeadlineRun {
 
   run(work: Promise<unknown>): Promise<ExecuteOutcome> {
     this.work = work
-    work.then(
-      (value) => this.finish({ ok: true, value }),
-      (error: unknown) =>
-        this.finish({ ok: false, error: new BodyFailure(error, this.reason, this.aborted) }),
-    )
-    return this.outcome
+    return new Promise<ExecuteOutcome>((resolve) => {
+      this.resolve = resolve
+      work.then(
+        (value) => this.finish({ ok: true, value }),
+        (error: unknown) =>
+          this.finish({ ok: false, error: new BodyFailure(error, this.reason, this.aborted) }),
+      )
+    })
   }
 
   private expire(): void {
     this.expired = true
-    this.controller?.abort(new DeadlineExceeded(this.timeoutMs))
-    this.startGrace(new DeadlineExceeded(this.timeoutMs))
+    const reason = new DeadlineExceeded(this.timeoutMs!)
+    this.controller?.abort(reason)
+    this.startGrace(reason)
   }
 
   private startGrace(reason: unknown): void {
@@ -281,25 +263,12 @@ class DeadlineRun {
   private finish(outcome: ExecuteOutcome): void {
     if (this.settled) return
     this.settled = true
-    this.deadline.cancel()
+    this.deadline?.cancel()
     if (this.graceTimer !== undefined) clearTimeout(this.graceTimer)
     if (this.listening)
       for (const [parent, listener] of this.listening) parent.removeEventListener('abort', listener)
     this.resolve(outcome)
   }
-}
-
-function invokeWithDeadline(
-  state: CallState,
-  args: JsonValue,
-  view: ToolExecution,
-  timeoutMs: number,
-): Promise<ExecuteOutcome> {
-  const parents = bodyParents(state, view).filter(
-    (p): p is AbortSignal => p !== undefined && p !== neverAborted(),
-  )
-  const run = new DeadlineRun(state, timeoutMs, parents)
-  return run.run(startBody(state, args, new RunContext(state, view, () => run.signal())))
 }
 
 /** Remember which signal was aborted when the body threw, so the failure kind is not guessed. */
@@ -309,10 +278,6 @@ class BodyFailure {
     readonly abortReason: unknown,
     readonly aborted: boolean,
   ) {}
-}
-
-function classifyWith(signal: AbortSignal, error: unknown): BodyFailure {
-  return new BodyFailure(error, signal.reason, signal.aborted)
 }
 
 /** Map the outcome of the execute chain to a failure kind, by the branch that produced it. */
@@ -369,9 +334,9 @@ class RunContext {
   readonly token: symbol
   readonly jobs: ToolRunContext['jobs']
   readonly #state: CallState
-  readonly #signal: AbortSignal | (() => AbortSignal)
+  readonly #signal: AbortSignal | BodyRun
 
-  constructor(state: CallState, view: ToolExecution, signal: AbortSignal | (() => AbortSignal)) {
+  constructor(state: CallState, view: ToolExecution, signal: AbortSignal | BodyRun) {
     const exec = state.exec
     this.#state = state
     this.callId = exec.callId
@@ -388,7 +353,7 @@ class RunContext {
   /** The body's signal (a deadline's is created on first read). */
   get signal(): AbortSignal {
     const signal = this.#signal
-    return typeof signal === 'function' ? signal() : signal
+    return signal instanceof BodyRun ? signal.signal() : signal
   }
 
   deferContext(message: ContextMessage): void {

@@ -67,10 +67,20 @@ export function createSessionLog(sink: SessionSink = memorySink()): RuntimeSessi
   let seq = 0
   const appendTrusted = (type: SessionEventType, payload: JsonObject): SessionEvent => {
     seq++
-    // A plain key copy (measured faster than spread or Object.assign here): this runs twice per
-    // call. seq and type always win.
+    // A key copy into a literal; seq and type always win. A `__proto__` key (JSON allows it) is
+    // defined as data: assigning it would replace the event's prototype.
     const event: Record<string, JsonValue> = { seq, type }
-    for (const key in payload) if (key !== 'seq' && key !== 'type') event[key] = payload[key]!
+    for (const key in payload) {
+      if (key === 'seq' || key === 'type') continue
+      if (key === '__proto__')
+        Object.defineProperty(event, key, {
+          value: payload[key],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
+      else event[key] = payload[key]!
+    }
     Object.freeze(event)
     sink.write(event as unknown as SessionEvent)
     return event as unknown as SessionEvent

@@ -34,9 +34,19 @@ function walk(root: JsonObject, value: JsonValue, schema: JsonValue | undefined,
     const required = new Set(Array.isArray(schema.required) ? schema.required : [])
     const out: Record<string, JsonValue> = {}
     for (const [key, v] of Object.entries(value)) {
-      const sub = props[key]
+      // Model keys are data: `__proto__` must neither read a schema from Object.prototype nor,
+      // assigned, replace the copy's prototype.
+      const sub = Object.hasOwn(props, key) ? props[key] : undefined
       if (v === null && sub !== undefined && !required.has(key) && !acceptsNull(root, sub)) continue
-      out[key] = walk(root, v, sub, depth + 1)
+      const walked = walk(root, v, sub, depth + 1)
+      if (key === '__proto__')
+        Object.defineProperty(out, key, {
+          value: walked,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
+      else out[key] = walked
     }
     return out
   }
