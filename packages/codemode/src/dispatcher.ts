@@ -1,6 +1,7 @@
 import {
   type ContentBlock,
   type JsonObject,
+  type JsonValue,
   linkSignals,
   type ParentToken,
   type Runtime,
@@ -32,9 +33,9 @@ type Pending = {
   readonly index: number
   readonly callId: string
   readonly name: string
-  readonly argsJson: string
+  /** The pipeline call, built once (mode and execute see the same object). */
+  readonly call: ToolCall
   readonly parallel: boolean
-  readonly signal: AbortSignal
   readonly resolve: (outcome: DispatchOutcome) => void
 }
 
@@ -84,21 +85,23 @@ export function createDispatcher(options: {
   }
 
   const settle = (p: Pending, result: ToolResult) => {
-    const logged = logCopy({
+    const entry: { -readonly [K in keyof DispatchLogEntry]: DispatchLogEntry[K] } = {
       subCallId: p.callId,
       name: p.name,
       isError: result.isError,
       content: result.content,
-      ...(result.error ? { code: result.error.code } : {}),
-    })
-    emit({
+    }
+    if (result.error) entry.code = result.error.code
+    const logged = logListeners.length === 0 ? entry : logCopy(entry)
+    const event: Record<string, JsonValue> = {
       phase: 'settle',
       subCallId: p.callId,
       name: p.name,
       isError: logged.isError,
       content: logged.content as unknown as JsonObject[],
-      ...(logged.code ? { code: logged.code } : {}),
-    })
+    }
+    if (logged.code) event.code = logged.code
+    emit(event)
     // Contexts from sub-calls travel with the outer result, after it (not interleaved).
     for (const message of result.additionalContexts ?? []) exec.deferContext(message)
     if (!result.isError) p.resolve({ ok: true, value: result.value ?? null })
@@ -123,28 +126,23 @@ export function createDispatcher(options: {
 
   const start = (p: Pending) => {
     if (!p.parallel) exclusiveRunning = true
-    const work = runtime
-      .execute({
-        callId: p.callId,
-        name: p.name,
-        arguments: p.argsJson,
-        ...(exec.agent === undefined ? {} : { agent: exec.agent }),
-        parent,
-        signal: signalFor(p.signal),
-      })
-      .then(
-        (result) => settle(p, result),
-        (error: unknown) => {
-          // execute never rejects for tool failures; this is a runtime bug, said plainly.
-          emit({ phase: 'settle', subCallId: p.callId, name: p.name, isError: true, code: 'DISPATCH_FAILED' })
-          p.resolve({ ok: false, message: `The ${p.name} call could not be dispatched (${String(error)}).` })
-        },
-      )
-      .finally(() => {
-        running.delete(work)
-        if (!p.parallel) exclusiveRunning = false
-        pump()
-      })
+    const done = () => {
+      running.delete(work)
+      if (!p.parallel) exclusiveRunning = false
+      pump()
+    }
+    const work: Promise<void> = runtime.execute(p.call).then(
+      (result) => {
+        settle(p, result)
+        done()
+      },
+      (error: unknown) => {
+        // execute never rejects for tool failures; this is a runtime bug, said plainly.
+        emit({ phase: 'settle', subCallId: p.callId, name: p.name, isError: true, code: 'DISPATCH_FAILED' })
+        p.resolve({ ok: false, message: `The ${p.name} call could not be dispatched (${String(error)}).` })
+        done()
+      },
+    )
     running.add(work)
   }
 
@@ -167,16 +165,17 @@ export function createDispatcher(options: {
         resolve({ ok: false, message: 'The program already ended; this tool call was not started.' })
         return
       }
-      const call = {
+      const call: { -readonly [K in keyof ToolCall]: ToolCall[K] } = {
         callId,
         name,
         arguments: argsJson,
-        ...(exec.agent === undefined ? {} : { agent: exec.agent }),
         parent,
+        signal: signalFor(signal),
       }
+      if (exec.agent !== undefined) call.agent = exec.agent
       const parallel = modeOf(call) === 'parallel'
       emit({ phase: 'start', subCallId: callId, name, mode: parallel ? 'parallel' : 'exclusive' })
-      queue.push({ index: subIndex, callId, name, argsJson, parallel, signal, resolve })
+      queue.push({ index: subIndex, callId, name, call, parallel, resolve })
       pump()
     })
 

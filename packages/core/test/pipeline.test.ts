@@ -466,6 +466,32 @@ describe('guards', () => {
 })
 
 describe('tools/execute wrappers and the body', () => {
+  it('each body gets its own signal, even when nothing can stop the call or its caller signal is shared', async () => {
+    const runtime = createRuntime({ timeouts: false })
+    const seen: AbortSignal[] = []
+    runtime.register(
+      defineTool({
+        name: 'look',
+        description: 'Look.',
+        parameters: z.object({}),
+        output: textOutput(),
+        isConcurrencySafe: () => true,
+        execute: (_args, exec) => {
+          seen.push(exec.signal)
+          return 'ok'
+        },
+      }),
+    )
+    await runtime.execute(call('look', {}, 'a'))
+    await runtime.execute(call('look', {}, 'b'))
+    const shared = new AbortController()
+    await runtime.executeBatch([call('look', {}, 'c'), call('look', {}, 'd')], { signal: shared.signal })
+    // Four distinct signals: listeners a body adds never pile up on a shared one.
+    expect(new Set(seen).size).toBe(4)
+    expect(seen.some((s) => s === shared.signal)).toBe(false)
+    expect(seen.map((s) => s.aborted)).toEqual([false, false, false, false])
+  })
+
   it('a wrapper may replace the signal, but the caller’s abort still reaches the body', async () => {
     const runtime = createRuntime()
     const started = gate()
@@ -775,6 +801,32 @@ describe('finalizeContent', () => {
 })
 
 describe('tools/result observers and the session log', () => {
+  it('a tool logs its own events with emit(): checked, copied, stamped with its call id', async () => {
+    const runtime = createRuntime()
+    const payload = { note: 'seen', callId: 'forged', seq: 0, nested: { list: [1, 2] } }
+    runtime.register(
+      defineTool({
+        name: 'noter',
+        description: 'Notes.',
+        parameters: z.object({}),
+        output: textOutput(),
+        execute: (_args, exec) => {
+          exec.emit('note/seen', payload)
+          expect(() => exec.emit('note/bad', { when: new Date(0) } as never)).toThrow(
+            'session event note/bad is not lossless JSON: payload.when is a Date, not a plain object or array; convert it to plain JSON first',
+          )
+          return 'ok'
+        },
+      }),
+    )
+    await runtime.execute(call('noter', {}, 'n1'))
+    const event = runtime.session.events().find((e) => e.type === 'note/seen')
+    expect(event).toEqual({ seq: 2, type: 'note/seen', callId: 'n1', note: 'seen', nested: { list: [1, 2] } })
+    expect(Object.isFrozen(event)).toBe(true)
+    expect(event?.nested).not.toBe(payload.nested)
+    expect(Object.isFrozen(event?.nested)).toBe(true)
+  })
+
   it('a call decided synchronously still commits after execute() returns', async () => {
     const runtime = createRuntime()
     runtime.register(

