@@ -178,6 +178,39 @@ describe('executeBatch', () => {
     await pending
   })
 
+  it('a call without pre-execute listeners does not wait in the lane, and keeps later prompts in order', async () => {
+    const runtime = createRuntime()
+    const order: string[] = []
+    const first = gate()
+    runtime.register(
+      defineTool({
+        name: 'p',
+        description: 'P.',
+        parameters: z.object({}),
+        output: textOutput(),
+        isConcurrencySafe: () => true,
+        execute: (_args, exec) => {
+          order.push(`body:${exec.callId}`)
+          return 'ok'
+        },
+      }),
+    )
+    // Only agent "a" has a pre-execute listener (an approval-like wait on the first call).
+    runtime.agent('a').on('tools/pre-execute', async (exec, next) => {
+      order.push(`pre:${exec.callId}`)
+      if (exec.callId === 'a1') await first.promise
+      return next()
+    })
+    const call = (callId: string, agent: string) => ({ callId, name: 'p', arguments: {}, agent })
+    const pending = runtime.executeBatch([call('a1', 'a'), call('b1', 'b'), call('a2', 'a')])
+    await flush()
+    // b1 ran at once; a2's pre-execute waits for a1's, though b1 stands between them.
+    expect([...order].sort()).toEqual(['body:b1', 'pre:a1'])
+    first.resolve()
+    await pending
+    expect(order.slice(2)).toEqual(['body:a1', 'pre:a2', 'body:a2'])
+  })
+
   it('an abort cancels running calls, drains them, and gives each never-started call its own cancelled result', async () => {
     const h = harness({ maxParallel: 1 })
     const controller = new AbortController()
@@ -467,9 +500,22 @@ describe('cancellation and deadlines', () => {
     }
     expect([added, removed]).toEqual([1, 0])
     // ...and it still reaches every call that watches it.
-    const stuck = runtime.executeBatch([{ callId: 'late', name: 'n', arguments: {} }], { signal })
+    runtime.register(
+      defineTool({
+        name: 'hold',
+        description: 'Holds until stopped.',
+        parameters: z.object({}),
+        output: textOutput(),
+        execute: (_args, exec) =>
+          new Promise<string>((_resolve, reject) =>
+            exec.signal.addEventListener('abort', () => reject(exec.signal.reason)),
+          ),
+      }),
+    )
+    const stuck = runtime.executeBatch([{ callId: 'late', name: 'hold', arguments: {} }], { signal })
+    await flush()
     controller.abort()
-    expect((await stuck)[0]?.error?.kind).toBe('cancelled')
+    expect((await stuck)[0]?.error?.kind).toBe('aborted')
   })
 })
 

@@ -149,17 +149,25 @@ function afterGate(state: CallState, outcome: StageOutcome, args: JsonValue): St
 /** Pre-execute (and approval), then the guards; in a batch, in model order (the lane). */
 function gate(state: CallState, options: CallOptions): Stage<StageOutcome> {
   const lane = options.preLane
-  if (!lane) {
-    const pre = preExecute(state)
-    if (pre instanceof Promise) return pre.then((p) => (p.kind === 'continue' ? runGuards(state) : p))
-    return pre.kind === 'continue' ? runGuards(state) : pre
-  }
-  return lane.turn
-    .then(async () => {
+  if (lane && state.view.pre.length > 0) return gateInLane(state, lane)
+  // Without pre-execute listeners there is nothing to order (guards are synchronous and calls
+  // start in model order): the call does not wait for the lane. Releasing hands the lane on
+  // only once this call's turn came, so a later call's prompt still follows an earlier one's.
+  if (lane) lane.release()
+  const pre = preExecute(state)
+  if (pre instanceof Promise) return pre.then((p) => (p.kind === 'continue' ? runGuards(state) : p))
+  return pre.kind === 'continue' ? runGuards(state) : pre
+}
+
+function gateInLane(state: CallState, lane: NonNullable<CallOptions['preLane']>): Promise<StageOutcome> {
+  return lane.turn.then(async () => {
+    try {
       const pre = notStarted(state) ?? (await preExecute(state))
       return pre.kind === 'continue' ? runGuards(state) : pre
-    })
-    .finally(() => lane.release())
+    } finally {
+      lane.release()
+    }
+  })
 }
 
 function execute(state: CallState, args: JsonValue): Stage<Candidate> {

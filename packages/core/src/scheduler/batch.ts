@@ -49,13 +49,15 @@ export async function runBatch(
   const cascade = new Map<number, AbortController>()
   for (let i = 0; i < n; i++) if (policies[i]) cascade.set(i, new AbortController())
 
-  // The pre-execute lane: call i's pre-execute starts after call i-1's ended.
+  // The pre-execute lane: call i's pre-execute starts after call i-1's ended. A call hands the
+  // lane on only after its own turn came, whenever it releases it (a call with nothing to do in
+  // pre-execute releases at once), so the order holds across calls that skip the wait.
   let laneTail: Promise<void> = Promise.resolve()
   const lane = (): NonNullable<CallOptions['preLane']> => {
     const turn = laneTail
-    let release!: () => void
+    let handOn!: () => void
     laneTail = new Promise<void>((resolve) => {
-      release = resolve
+      handOn = resolve
     })
     let released = false
     return {
@@ -63,7 +65,7 @@ export async function runBatch(
       release() {
         if (released) return
         released = true
-        release()
+        turn.then(handOn)
       },
     }
   }
