@@ -87,7 +87,8 @@ const ALWAYS_DESTRUCTIVE = new Set([
   'doas',
   'su',
 ])
-const WRAPPERS = new Set([
+/** Programs that run another program given in their arguments (`xargs rm`, `env X=1 git ...`). */
+export const WRAPPERS: ReadonlySet<string> = new Set([
   'xargs',
   'env',
   'nice',

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { JsonValue } from '@toolgate/core'
-import { analyzeBash, type BashAnalysis, plainWords } from './bash.js'
+import { analyzeBash, type BashAnalysis, plainWords, WRAPPERS } from './bash.js'
 import { type ToolSpec, toolSpec } from './categories.js'
 import { LOOP_THRESHOLD, messages, ruleText } from './messages.js'
 import { insideRoot, type ResolvedPath, realPath, resolvePath } from './paths.js'
@@ -688,23 +688,9 @@ export function renderPromptText(denyRules: readonly LoadedRule[]): string {
   return lines.join('\n')
 }
 
-const DENY_WRAPPERS = new Set([
-  'sudo',
-  'doas',
-  'env',
-  'nice',
-  'nohup',
-  'timeout',
-  'time',
-  'xargs',
-  'command',
-  'builtin',
-  'exec',
-  'stdbuf',
-  'ionice',
-  'watch',
-  'find',
-])
+// A deny rule for `git push` also matches `xargs git push`, `sudo git push` or
+// `find . -exec git push`: every program that runs another one from its arguments.
+const DENY_WRAPPERS: ReadonlySet<string> = new Set([...WRAPPERS, 'sudo', 'doas', 'find'])
 const HARMLESS_WRITES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty'])
 
 const bashKey = (canonical: string) => `bash:${canonical}`
