@@ -18,7 +18,7 @@ import type { CallOptions, CallState, PipelineHost, StageOutcome } from './state
 // it (observers, `tool/result`, metrics) is the caller's `finish`: a batch commits in model order.
 // Each stage returns its outcome synchronously when it has nothing to wait for, and the next stage
 // is chained only on a real promise: a call whose only asynchronous part is its body costs one
-// `then` on the body and one await here, not an async frame per stage.
+// `then` on the body's outcome and one to conclude, not an async frame per stage.
 
 const TIME_ORIGIN = performance.timeOrigin
 
@@ -39,7 +39,7 @@ export function runCall<R>(
   let journeyed: Stage<Candidate>
   try {
     state = startCall(host, call, options)
-    journeyed = journey(state, state.prepared, options)
+    journeyed = journey(state, options)
   } catch (error) {
     // The call could not even be logged (a sink that throws): the caller hears of it.
     return Promise.reject(error)
@@ -118,7 +118,8 @@ function pipelineBug(state: CallState, error: unknown): Candidate {
 /** A stage's outcome: a value when it had nothing to wait for (the hot path), else a promise. */
 type Stage<T> = T | Promise<T>
 
-function journey(state: CallState, prepared: Prepared, options: CallOptions): Stage<Candidate> {
+function journey(state: CallState, options: CallOptions): Stage<Candidate> {
+  const prepared = state.prepared
   try {
     // Unknown tool or non-JSON arguments: nothing of the tool runs; post-execute still sees it.
     if (prepared.failure) return afterFailure(state, prepared.failure)

@@ -22,8 +22,8 @@ import type { CallState } from './state.js'
 // the caller's signal is always fused back in before the body runs (inv. 6), unless the tool
 // declared interruptBehavior 'block'. A body that ignores its signal is given `graceMs` after the
 // abort, then the call settles without it and the late outcome is only logged (`tool/late-settle`).
-// A deadline's AbortController is created only if the body reads `exec.signal`: creating an
-// AbortSignal costs Node 20 more than the rest of the call (measured), and most bodies never look.
+// The body's own AbortSignal is created only if the body reads `exec.signal`: creating one costs
+// Node 20 more than the rest of the call (measured), and most bodies never look.
 
 class Unresponsive {
   constructor(readonly reason: unknown) {}
@@ -179,10 +179,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * One body run that something can stop: parent signals, a deadline, or both. The deadline is an
- * entry in the runtime's shared deadline lists (no timer per call). The body's signal is a parent
- * itself when that is the only thing that can stop it; otherwise its AbortController exists only
- * once the body reads the signal. Whatever aborts first, the body gets `graceMs` more, then the
- * run settles without it (Unresponsive) and the body is tracked as an orphan.
+ * entry in the runtime's shared deadline lists (no timer per call) and parents are watched with
+ * one listener per signal however many calls share it (signal/watch.ts). Whatever aborts first,
+ * the body gets `graceMs` more, then the run settles without it (Unresponsive) and the body is
+ * tracked as an orphan.
  */
 class BodyRun {
   expired = false
