@@ -1,7 +1,14 @@
 import { mkdirSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { SandboxMode, SandboxPolicy } from '@toolgate/policy'
+import {
+  checkProtected,
+  PROTECTED_PATHS,
+  type ProtectedPath,
+  realPath,
+  type SandboxMode,
+  type SandboxPolicy,
+} from '@toolgate/policy'
 import { FsObservations } from './fs/observations.js'
 
 /** How bash is confined: a preset (with the workspace root filled in) or `false` for no sandbox. */
@@ -31,6 +38,11 @@ export interface BuiltinToolsOptions {
   readonly maxCaptureBytes?: number
   /** Share read-before-edit state with another component (default: a fresh one per plugin). */
   readonly observations?: FsObservations
+  /**
+   * Paths protected for reading (the permission engine's table; default `PROTECTED_PATHS`):
+   * a directory search never reads them. Pass the same table as the engine's if you change it.
+   */
+  readonly protectedPaths?: readonly ProtectedPath[]
 }
 
 /** What every built-in tool of one plugin instance shares. */
@@ -45,6 +57,11 @@ export interface ToolsEnv {
   sessionDir(): string
   /** A fresh, unique spill file path in the session directory. */
   spillPath(stem: string): string
+  /**
+   * Whether a search over a directory must leave this file out: it is protected for reading
+   * (`.env` files, credentials), so only a person may let the agent read it, by name.
+   */
+  searchExcludes(absolute: string): boolean
   /** The todo list (todo_write replaces it). */
   todos: readonly { readonly content: string; readonly status: string; readonly id?: string }[]
 }
@@ -65,6 +82,9 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     return dir
   }
   const sandbox = sandboxPolicy(root, options.sandbox ?? 'workspace-write', () => join(sessionDir(), 'tmp'))
+  const table = options.protectedPaths ?? PROTECTED_PATHS
+  const home = homedir()
+  const homes = [...new Set([home, realPath(home) ?? home])]
   return {
     root,
     observations: options.observations ?? new FsObservations(),
@@ -77,6 +97,9 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
       spills += 1
       return join(sessionDir(), `${stem.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}-${spills}.log`)
     },
+    // Files met by a directory walk are not symlinks (both backends skip those): as written is real.
+    searchExcludes: (absolute) =>
+      checkProtected(table, { lexical: absolute, real: absolute }, 'read', homes) !== undefined,
     todos: [],
   }
 }

@@ -114,3 +114,46 @@ describe('grep', () => {
     })
   })
 })
+
+describe('grep and protected files', () => {
+  const secrets: Record<string, string> = {
+    '.env': 'needle SECRET=abc\n',
+    'sub/.env.local': 'needle TOKEN=xyz\n',
+    '.env.example': 'needle SECRET=placeholder\n',
+    'visible.txt': 'needle here\n',
+  }
+  let dir: string
+  beforeAll(() => {
+    dir = tempDir()
+    for (const [path, content] of Object.entries(secrets)) {
+      mkdirSync(join(dir, path, '..'), { recursive: true })
+      writeFileSync(join(dir, path), content)
+    }
+  })
+
+  it('a directory search never reads files protected for reading, with either backend', async () => {
+    for (const backend of hasRg ? (['js', 'ripgrep'] as const) : (['js'] as const)) {
+      const h = harness({ root: dir, grepBackend: backend })
+      // Nothing of .env or .env.local: not their lines, not whether they matched, not the counts.
+      expect(text(await h.call('grep', { pattern: 'needle' }))).toBe('.env.example\nvisible.txt')
+      expect(text(await h.call('grep', { pattern: 'needle', output_mode: 'count' }))).toBe(
+        '.env.example:1\nvisible.txt:1\n[2 matching lines in 2 files]',
+      )
+      expect(text(await h.call('grep', { pattern: 'SECRET|TOKEN', output_mode: 'content' }))).toBe(
+        '.env.example:1:needle SECRET=placeholder',
+      )
+      expect(text(await h.call('grep', { pattern: 'SECRET=abc' }))).toBe('(no matches for SECRET=abc in .)')
+      // Named as the path, the file is searched: the permission engine asks for it first.
+      expect(text(await h.call('grep', { pattern: 'SECRET', path: '.env', output_mode: 'content' }))).toBe(
+        '.env:1:needle SECRET=abc',
+      )
+    }
+  })
+
+  it("follows the host's protected table when it is given one", async () => {
+    const h = harness({ root: dir, grepBackend: 'js', protectedPaths: [] })
+    expect(text(await h.call('grep', { pattern: 'needle' }))).toBe(
+      '.env\n.env.example\nsub/.env.local\nvisible.txt',
+    )
+  })
+})

@@ -43,6 +43,8 @@ export async function grepJs(request: GrepRequest): Promise<GrepCollector> {
   for await (const entry of files) {
     request.signal.throwIfAborted()
     if (info.isDirectory() && matcher !== undefined && !matcher(entry.relative, entry.name)) continue
+    // A protected file is never read by a directory search (only when named, after approval).
+    if (info.isDirectory() && request.excludes(entry.path)) continue
     let bytes: Buffer
     try {
       if ((await stat(entry.path)).size > MAX_FILE_BYTES) continue

@@ -44,6 +44,8 @@ export interface GrepRequest {
   readonly glob?: string
   /** Turns an absolute path into the path shown to the model. */
   readonly display: (absolute: string) => string
+  /** Files a directory search must not read or report (protected for reading). */
+  readonly excludes: (absolute: string) => boolean
   readonly signal: AbortSignal
 }
 

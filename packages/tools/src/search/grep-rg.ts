@@ -41,6 +41,9 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
   args.push('--regexp', request.pattern)
   // A directory is searched from inside (cwd), so `--glob a/*.ts` is relative to it as in the JS
   // fallback; ripgrep then prints paths relative to it, which we make absolute again.
+  // Protected files of a directory search are dropped from ripgrep's output before anything is
+  // counted or shown (ripgrep cannot be told the table's exemptions), so nothing of them reaches
+  // the model, not even whether they matched.
   const isDir = (await stat(request.target)).isDirectory()
   if (!isDir) args.push('--', request.target)
   const absolute = (p: string) => (isDir ? join(request.target, p) : p)
@@ -69,15 +72,18 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
         const event = JSON.parse(line) as RgEvent
         if (event.type !== 'match') continue
         const d = event.data
-        out.line(request.display(absolute(text(d.path))), d.line_number ?? 0, text(d.lines))
+        const path = absolute(text(d.path))
+        if (isDir && request.excludes(path)) continue
+        out.line(request.display(path), d.line_number ?? 0, text(d.lines))
       }
     } else {
       // --null: `path\0` per file (files_with_matches) or `path\0count\n` (count).
       let pending = ''
       const take = (record: string, count?: string) => {
-        const path = request.display(absolute(record))
-        if (request.mode === 'files_with_matches') out.file(path)
-        else out.file(path, Number(count))
+        const path = absolute(record)
+        if (isDir && request.excludes(path)) return
+        if (request.mode === 'files_with_matches') out.file(request.display(path))
+        else out.file(request.display(path), Number(count))
       }
       child.stdout.setEncoding('utf8')
       for await (const chunk of child.stdout as AsyncIterable<string>) {

@@ -55,6 +55,7 @@ export const GREP_DESCRIPTION = [
   `output_mode "files_with_matches" (default) lists matching files; "content" lists matching lines as path:line:text (lines cut at ${count(GREP_MAX_LINE_CHARS)} characters); "count" lists path:count.`,
   `Paths are relative to the workspace root, in path order; at most ${count(GREP_MAX_ENTRIES.content)} lines or ${count(GREP_MAX_ENTRIES.files_with_matches)} files are listed and the rest counted.`,
   `Hidden files are searched; binary files, symbolic links and the directories ${SKIPPED_DIRS.join(', ')} are skipped. Matches within one line only.`,
+  'A directory search never reads protected files such as .env (they may hold secrets); to search one, name it as path (the user is asked).',
 ].join(' ')
 
 export function grepTool(env: ToolsEnv) {
@@ -82,6 +83,7 @@ export function grepTool(env: ToolsEnv) {
         target,
         ...(args.glob === undefined ? {} : { glob: args.glob }),
         display: (abs: string) => displayPath(env.root, abs),
+        excludes: env.searchExcludes,
         signal: exec.signal,
       }
       const found =
