@@ -13,6 +13,7 @@ import {
   type EncodedRequest,
   type EncodeOptions,
   encodedRequest,
+  incompleteStream,
   num,
   parseJsonData,
   type StreamDecoder,
@@ -281,10 +282,7 @@ class AnthropicStreamDecoder implements StreamDecoder {
   }
 
   end(): ModelStreamEvent[] {
-    if (!this.finished)
-      throw new ProviderStreamError(
-        'the anthropic stream ended before message_stop; the reply is incomplete, send the request again.',
-      )
+    if (!this.finished) throw incompleteStream('anthropic', 'message_stop')
     return []
   }
 }

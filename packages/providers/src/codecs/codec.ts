@@ -138,3 +138,10 @@ export function str(v: unknown): string | undefined {
 export function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined
 }
+
+/** A stream that closed before its final event is an incomplete reply: say so, and what to do. */
+export function incompleteStream(provider: Provider, finalEvent: string): ProviderStreamError {
+  return new ProviderStreamError(
+    `the ${provider} stream ended before ${finalEvent}; the reply is incomplete, send the request again.`,
+  )
+}

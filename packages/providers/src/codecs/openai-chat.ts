@@ -15,6 +15,7 @@ import {
   type EncodedRequest,
   type EncodeOptions,
   encodedRequest,
+  incompleteStream,
   num,
   parseJsonData,
   type StreamDecoder,
@@ -238,9 +239,7 @@ class OpenAIChatStreamDecoder implements StreamDecoder {
     if (this.finished) return []
     // Some compatible servers close after finish_reason without [DONE]; the reply is whole then.
     if (this.sawFinish) return this.finish()
-    throw new ProviderStreamError(
-      'the openai-chat stream ended before a finish_reason; the reply is incomplete, send the request again.',
-    )
+    throw incompleteStream('openai-chat', 'a finish_reason')
   }
 }
 

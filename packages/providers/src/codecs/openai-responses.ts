@@ -15,6 +15,7 @@ import {
   type EncodedRequest,
   type EncodeOptions,
   encodedRequest,
+  incompleteStream,
   num,
   parseJsonData,
   type StreamDecoder,
@@ -273,10 +274,7 @@ class OpenAIResponsesStreamDecoder implements StreamDecoder {
   }
 
   end(): ModelStreamEvent[] {
-    if (!this.finished)
-      throw new ProviderStreamError(
-        'the openai-responses stream ended before response.completed; the reply is incomplete, send the request again.',
-      )
+    if (!this.finished) throw incompleteStream('openai-responses', 'response.completed')
     return []
   }
 }
