@@ -28,3 +28,21 @@ export function compose<C, R, O = never>(
     return dispatch(0, root)
   }
 }
+
+/**
+ * Memoize a chain builder per listener list. Registry views (and so their lists) are rebuilt only
+ * when a registration changes, so each list is composed once, not per call.
+ */
+export function chainCache<L, C, R>(
+  build: (listeners: readonly L[]) => (ctx: C) => R | Promise<R>,
+): (listeners: readonly L[]) => (ctx: C) => R | Promise<R> {
+  const chains = new WeakMap<readonly L[], (ctx: C) => R | Promise<R>>()
+  return (listeners) => {
+    let chain = chains.get(listeners)
+    if (!chain) {
+      chain = build(listeners)
+      chains.set(listeners, chain)
+    }
+    return chain
+  }
+}

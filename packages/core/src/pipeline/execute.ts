@@ -1,6 +1,6 @@
 import { describeThrown, failures } from '../errors/failures.js'
 import { DeadlineExceeded, SiblingFailed, ToolError } from '../errors/tool-error.js'
-import { compose } from '../hooks/compose.js'
+import { chainCache, compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { ExecuteOutcome, ExecuteWrapper } from '../registry/registry.js'
 import type { Deadline } from '../signal/deadlines.js'
@@ -68,25 +68,14 @@ function withSignal(view: ToolExecution, signal: AbortSignal): ToolExecution {
   return Object.freeze(copy)
 }
 
-// One composed chain per wrapper list (views are cached per registry change): no per-call closures.
-const chains = new WeakMap<
-  readonly ExecuteWrapper[],
-  (ctx: Ctx) => ExecuteOutcome | Promise<ExecuteOutcome>
->()
-
-function chainFor(wrappers: readonly ExecuteWrapper[]) {
-  let chain = chains.get(wrappers)
-  if (!chain) {
-    // Re-entrant: a retry wrapper may call next() again after a failure.
-    chain = compose<Ctx, ExecuteOutcome, ExecuteOverride>(
-      wrappers.map((w) => (ctx, next) => w(ctx.view, (override) => asPromise(next, override))),
-      terminal,
-      { reentrant: true, update },
-    )
-    chains.set(wrappers, chain)
-  }
-  return chain
-}
+// Re-entrant: a retry wrapper may call next() again after a failure.
+const chainFor = chainCache((wrappers: readonly ExecuteWrapper[]) =>
+  compose<Ctx, ExecuteOutcome, ExecuteOverride>(
+    wrappers.map((w) => (ctx, next) => w(ctx.view, (override) => asPromise(next, override))),
+    terminal,
+    { reentrant: true, update },
+  ),
+)
 
 /** A wrapper's `next()` always returns a promise (its declared type), without an async frame. */
 function asPromise(

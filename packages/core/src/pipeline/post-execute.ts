@@ -1,5 +1,5 @@
 import { describeThrown, failures } from '../errors/failures.js'
-import { compose } from '../hooks/compose.js'
+import { chainCache, compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { PostExecuteListener, PostExecuteResult } from '../registry/registry.js'
 import type { ContextMessage, PostToolDecision, ToolExecution, ToolFailure } from '../types.js'
@@ -39,22 +39,12 @@ const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
 const accept = () => ACCEPT
 
 type Ctx = { readonly exec: ToolExecution; readonly result: PostExecuteResult }
-const chains = new WeakMap<
-  readonly PostExecuteListener[],
-  (ctx: Ctx) => PostToolDecision | Promise<PostToolDecision>
->()
-
-function chainFor(listeners: readonly PostExecuteListener[]) {
-  let chain = chains.get(listeners)
-  if (!chain) {
-    chain = compose<Ctx, PostToolDecision>(
-      listeners.map((l) => (ctx, next) => l(ctx.exec, ctx.result, () => next())),
-      accept,
-    )
-    chains.set(listeners, chain)
-  }
-  return chain
-}
+const chainFor = chainCache((listeners: readonly PostExecuteListener[]) =>
+  compose<Ctx, PostToolDecision>(
+    listeners.map((l) => (ctx, next) => l(ctx.exec, ctx.result, () => next())),
+    accept,
+  ),
+)
 
 /** Returns the candidate after policy, or a failure that ends the call (a listener threw). */
 type PostOutcome = { ok: true; candidate: Candidate } | { ok: false; failure: ToolFailure }

@@ -1,6 +1,6 @@
 import { describeThrown, failures } from '../errors/failures.js'
 import { SiblingFailed } from '../errors/tool-error.js'
-import { compose } from '../hooks/compose.js'
+import { chainCache, compose } from '../hooks/compose.js'
 import type { PreExecuteListener } from '../registry/registry.js'
 import { settleWithin } from '../signal/settle.js'
 import type { PreToolDecision, ToolExecution } from '../types.js'
@@ -14,22 +14,12 @@ import { type CallState, CONTINUE, type StageOutcome } from './state.js'
 const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
 const allow = () => ALLOW
 
-const chains = new WeakMap<
-  readonly PreExecuteListener[],
-  (exec: ToolExecution) => PreToolDecision | Promise<PreToolDecision>
->()
-
-function chainFor(listeners: readonly PreExecuteListener[]) {
-  let chain = chains.get(listeners)
-  if (!chain) {
-    chain = compose<ToolExecution, PreToolDecision>(
-      listeners.map((l) => (exec, next) => l(exec, () => next())),
-      allow,
-    )
-    chains.set(listeners, chain)
-  }
-  return chain
-}
+const chainFor = chainCache((listeners: readonly PreExecuteListener[]) =>
+  compose<ToolExecution, PreToolDecision>(
+    listeners.map((l) => (exec, next) => l(exec, () => next())),
+    allow,
+  ),
+)
 
 /** Cancellation is checked between stages: an aborted call never reaches the next one. */
 export function notStarted(state: CallState): Extract<StageOutcome, { kind: 'fail' }> | undefined {
