@@ -10,7 +10,7 @@ import { loadCurrent, requireFresh, writeObserved } from '../fs/guarded.js'
 import { looksBinary } from '../fs/kind.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
-import { presenter, resultPresenter } from '../util/present.js'
+import { diffMeta, presenter, resultPresenter } from '../util/present.js'
 
 export const editParameters = z.object({
   path: z.string().min(1).describe('The file to edit: absolute, or relative to the workspace root.'),
@@ -58,12 +58,7 @@ export function editTool(env: ToolsEnv) {
     output: {
       schema: editValueSchema,
       render: (_args, value: EditValue) => [{ type: 'text', text: renderEdit(value) }],
-      presentationMeta: (_args, value: EditValue) => ({
-        path: value.path,
-        diff: value.diff,
-        added: value.added,
-        removed: value.removed,
-      }),
+      presentationMeta: diffMeta,
     },
     async execute(args, exec): Promise<EditValue> {
       const abs = resolvePath(env.root, args.path)
@@ -118,12 +113,9 @@ export function editTool(env: ToolsEnv) {
       })
     },
     presentCall: presenter(editParameters, (args) => ({ card: 'diff' as const, path: args.path })),
-    presentResult: resultPresenter(editParameters, editValueSchema, (_args, value) => ({
+    presentResult: resultPresenter(editParameters, editValueSchema, (args, value) => ({
       card: 'diff' as const,
-      path: value.path,
-      diff: value.diff,
-      added: value.added,
-      removed: value.removed,
+      ...diffMeta(args, value),
     })),
   })
 }

@@ -7,7 +7,7 @@ import { unifiedDiff } from '../fs/diff.js'
 import { loadCurrent, requireFresh, writeObserved } from '../fs/guarded.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
-import { presenter, resultPresenter } from '../util/present.js'
+import { diffMeta, presenter, resultPresenter } from '../util/present.js'
 
 export const writeParameters = z.object({
   path: z
@@ -51,12 +51,7 @@ export function writeTool(env: ToolsEnv) {
     output: {
       schema: writeValueSchema,
       render: (_args, value: WriteValue) => [{ type: 'text', text: renderWrite(value) }],
-      presentationMeta: (_args, value: WriteValue) => ({
-        path: value.path,
-        diff: value.diff,
-        added: value.added,
-        removed: value.removed,
-      }),
+      presentationMeta: diffMeta,
     },
     async execute(args, exec): Promise<WriteValue> {
       const abs = resolvePath(env.root, args.path)
@@ -79,12 +74,9 @@ export function writeTool(env: ToolsEnv) {
       })
     },
     presentCall: presenter(writeParameters, (args) => ({ card: 'diff' as const, path: args.path })),
-    presentResult: resultPresenter(writeParameters, writeValueSchema, (_args, value) => ({
+    presentResult: resultPresenter(writeParameters, writeValueSchema, (args, value) => ({
       card: 'diff' as const,
-      path: value.path,
-      diff: value.diff,
-      added: value.added,
-      removed: value.removed,
+      ...diffMeta(args, value),
     })),
   })
 }

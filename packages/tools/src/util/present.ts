@@ -41,3 +41,11 @@ export function resultPresenter<A, V, R>(
     }
   }
 }
+
+/** The UI-only meta of a file change (edit, write): the diff card's data, never model content. */
+export function diffMeta(
+  _args: unknown,
+  value: { path: string; diff: string; added: number; removed: number },
+): { path: string; diff: string; added: number; removed: number } {
+  return { path: value.path, diff: value.diff, added: value.added, removed: value.removed }
+}
