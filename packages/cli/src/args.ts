@@ -33,13 +33,14 @@ export interface CommandSpec {
 
 export type OptionValue = string | number | boolean
 
+/** A command's arguments after a successful parse (what a command runs with). */
+export interface ParsedArgs {
+  readonly options: Readonly<Record<string, OptionValue | undefined>>
+  readonly positionals: readonly string[]
+}
+
 export type ParseResult =
-  | {
-      readonly ok: true
-      readonly options: Readonly<Record<string, OptionValue | undefined>>
-      readonly positionals: readonly string[]
-      readonly help: boolean
-    }
+  | ({ readonly ok: true; readonly help: boolean } & ParsedArgs)
   | { readonly ok: false; readonly error: string }
 
 const HELP: OptionSpec = { name: 'help', short: 'h', kind: 'flag', description: 'Show this help and exit.' }

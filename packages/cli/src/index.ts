@@ -1,7 +1,7 @@
 // toolgate CLI: `main(argv, io)` returns the exit code (README "Exit codes"); bin.ts wires it to
 // the process. Tests call main directly or spawn the built binary.
 import { readFileSync } from 'node:fs'
-import { type CommandSpec, helpText } from './args.js'
+import { type CommandSpec, helpText, type ParsedArgs, parseArgs } from './args.js'
 import { demoCommand, demoSpec } from './commands/demo.js'
 import { replayCommand, replaySpec } from './commands/replay.js'
 import { runCommand, runSpec } from './commands/run.js'
@@ -9,7 +9,14 @@ import { EXIT, type ExitCode } from './exit-codes.js'
 import type { CliIO } from './io.js'
 
 export { keyAnswer, terminalAnswerer } from './approval/prompt.js'
-export { type CommandSpec, helpText, type OptionSpec, type ParseResult, parseArgs } from './args.js'
+export {
+  type CommandSpec,
+  helpText,
+  type OptionSpec,
+  type ParsedArgs,
+  type ParseResult,
+  parseArgs,
+} from './args.js'
 export { resolveEndpoint } from './commands/run.js'
 export { EXIT, type ExitCode } from './exit-codes.js'
 export { type CliIO, type InStream, nodeIO, type OutStream } from './io.js'
@@ -24,7 +31,7 @@ export { colorEnabled, createStyle, type Style, stripAnsi } from './render/color
 
 type Command = {
   readonly spec: CommandSpec
-  readonly run: (argv: readonly string[], io: CliIO) => Promise<ExitCode | { help: true }>
+  readonly run: (parsed: ParsedArgs, io: CliIO) => Promise<ExitCode>
 }
 
 const COMMANDS = {
@@ -90,12 +97,17 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
   }
   const command = lookup(first)
   if (!command) return unknown(first, io)
-  const code = await command.run(rest, io)
-  if (typeof code === 'object') {
+  // Every command's options are parsed here, against its spec: usage errors and --help alike.
+  const parsed = parseArgs(command.spec, rest)
+  if (!parsed.ok) {
+    io.stderr.write(`${parsed.error}\n`)
+    return EXIT.usage
+  }
+  if (parsed.help) {
     io.stdout.write(helpText(command.spec))
     return EXIT.ok
   }
-  return code
+  return command.run(parsed, io)
 }
 
 function lookup(name: string): Command | undefined {

@@ -1,7 +1,7 @@
 // `toolgate demo`: the seed 000 walkthrough end to end, on a scripted model (no network, no
 // endpoint), in a fresh temporary workspace. Exit 0 when the run completes.
 import { scriptedModel } from '@toolgate/providers'
-import { type CommandSpec, parseArgs } from '../args.js'
+import type { CommandSpec, ParsedArgs } from '../args.js'
 import { DEMO_TASK, demoTurns, LINT_CALL_ID } from '../demo/script.js'
 import { createDemoWorkspace } from '../demo/workspace.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
@@ -41,13 +41,7 @@ export const demoSpec: CommandSpec = {
   ].join('\n'),
 }
 
-export async function demoCommand(argv: readonly string[], io: CliIO): Promise<ExitCode | { help: true }> {
-  const parsed = parseArgs(demoSpec, argv)
-  if (!parsed.ok) {
-    io.stderr.write(`${parsed.error}\n`)
-    return EXIT.usage
-  }
-  if (parsed.help) return { help: true }
+export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
   const o = parsed.options
   let ws: ReturnType<typeof createDemoWorkspace>
   try {

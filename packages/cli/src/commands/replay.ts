@@ -5,7 +5,7 @@
 import { resolve } from 'node:path'
 import type { JsonValue, ToolCallView, ToolResult } from '@toolgate/core'
 import { readSessionLog, SessionLogError } from '@toolgate/core/node'
-import { type CommandSpec, parseArgs } from '../args.js'
+import type { CommandSpec, ParsedArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { renderCallCard, renderResultCard } from '../render/cards.js'
@@ -24,13 +24,7 @@ export const replaySpec: CommandSpec = {
     'Exit codes: 0 replayed (a torn last line is reported and skipped), 3 the log is missing or corrupt.',
 }
 
-export async function replayCommand(argv: readonly string[], io: CliIO): Promise<ExitCode | { help: true }> {
-  const parsed = parseArgs(replaySpec, argv)
-  if (!parsed.ok) {
-    io.stderr.write(`${parsed.error}\n`)
-    return EXIT.usage
-  }
-  if (parsed.help) return { help: true }
+export async function replayCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
   const path = resolve(io.cwd, parsed.positionals[0]!)
   let log: ReturnType<typeof readSessionLog>
   try {

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { createModelClient, type ModelClient, type Provider } from '@toolgate/providers'
-import { type CommandSpec, parseArgs } from '../args.js'
+import type { CommandSpec, ParsedArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import type { ApprovalMode, Preset } from '../wiring.js'
@@ -150,13 +150,7 @@ export function resolveEndpoint(
   return { ok: true, provider, model, ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) }
 }
 
-export async function runCommand(argv: readonly string[], io: CliIO): Promise<ExitCode | { help: true }> {
-  const parsed = parseArgs(runSpec, argv)
-  if (!parsed.ok) {
-    io.stderr.write(`${parsed.error}\n`)
-    return EXIT.usage
-  }
-  if (parsed.help) return { help: true }
+export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
   const o = parsed.options
   const task = parsed.positionals[0]!
   if (task.trim() === '') {

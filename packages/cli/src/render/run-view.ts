@@ -106,7 +106,7 @@ export function createRunView(options: RunViewOptions): RunView {
       if (event.type === 'tool-call') {
         calls.set(event.callId, {
           name: event.name,
-          args: parseArgs(event.arguments),
+          args: parseCallArguments(event.arguments),
           ...(event.view ? { view: event.view } : {}),
         })
       }
@@ -213,7 +213,7 @@ export function renderSummary(input: SummaryInput, style: Style): string {
   return `${lines.join('\n')}\n`
 }
 
-export function parseArgs(text: string): JsonValue | { raw: string } {
+export function parseCallArguments(text: string): JsonValue | { raw: string } {
   try {
     return JSON.parse(text) as JsonValue
   } catch {

@@ -180,14 +180,10 @@ function deepFreeze(commands: SimpleCommandInfo[]): readonly SimpleCommandInfo[]
 }
 
 /** One part of a compound command, for per-part rules and per-subcommand session grants. */
-export interface CommandPart {
-  readonly text: string
-  readonly canonical: string
-  readonly argv?: readonly string[]
-  readonly program?: string
-  readonly subcommand?: string
-  readonly readOnly: boolean
-}
+export type CommandPart = Pick<
+  SimpleCommandInfo,
+  'text' | 'canonical' | 'argv' | 'program' | 'subcommand' | 'readOnly'
+>
 
 /**
  * The simple commands of a compound command (`a && b | c; d`, substitutions included) in source
