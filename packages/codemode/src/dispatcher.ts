@@ -60,17 +60,6 @@ export function createDispatcher(options: {
 
   const emit = (payload: JsonObject) => exec.emit('tool/code-dispatch', payload)
 
-  // runtime.mode prepares the call (parse, lookup, validation) and runtime.execute prepares it
-  // again. A tool without isConcurrencySafe is exclusive whatever its arguments (and so is a name
-  // that does not resolve, or a call that fails to prepare), so only a tool that classifies its
-  // arguments pays for the extra preparation. runtime.tool resolves the same registration that
-  // runtime.mode's lookup finds; filters only hide a tool, which makes it exclusive too.
-  const modeOf = (call: ToolCall): 'parallel' | 'exclusive' => {
-    const definition = runtime.tool(call.name, exec.agent)
-    if (definition?.isConcurrencySafe === undefined) return 'exclusive'
-    return runtime.mode(call).kind
-  }
-
   const logCopy = (entry: DispatchLogEntry): DispatchLogEntry => {
     // A waterfall over the logged copy only: what the program receives is never changed.
     const run = (i: number): DispatchLogEntry => {
@@ -173,7 +162,7 @@ export function createDispatcher(options: {
         signal: signalFor(signal),
       }
       if (exec.agent !== undefined) call.agent = exec.agent
-      const parallel = modeOf(call) === 'parallel'
+      const parallel = runtime.mode(call).kind === 'parallel'
       emit({ phase: 'start', subCallId: callId, name, mode: parallel ? 'parallel' : 'exclusive' })
       queue.push({ index: subIndex, callId, name, call, parallel, resolve })
       pump()

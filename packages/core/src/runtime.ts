@@ -186,7 +186,13 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
       return EXCLUSIVE
     }
   }
-  const mode = (call: ToolCall) => modeOf(prepare(call))
+  const mode = (call: ToolCall) => {
+    // A tool without a classifier is exclusive whatever its arguments (so is a name that does not
+    // resolve): answer without parsing and validating the call, which execute does anyway.
+    const tool = typeof call.name === 'string' ? registry.view(call.agent).tools.get(call.name) : undefined
+    if (tool?.definition.isConcurrencySafe === undefined) return EXCLUSIVE
+    return modeOf(prepare(call))
+  }
 
   /** The one exit point: observers, then the log, then the counters — in commit order. */
   const commit = ({ result, exec }: SettledCall) => {
