@@ -9,7 +9,7 @@ import {
   type ToolResult,
   type ToolRunContext,
 } from '@toolgate/core'
-import type { DispatchOutcome, SandboxDispatch } from './sandbox.js'
+import type { SandboxDispatch, SettleSubCall } from './sandbox.js'
 
 // Sub-calls of one run_code program. Each is an ordinary pipeline call (policy, guards,
 // approvals, timeouts, post-execute) carrying the outer call's parent token, scheduled by the
@@ -36,7 +36,8 @@ type Pending = {
   /** The pipeline call, built once (mode and execute see the same object). */
   readonly call: ToolCall
   readonly parallel: boolean
-  readonly resolve: (outcome: DispatchOutcome) => void
+  /** the sandbox's answer channel (shared by every sub-call of the run) */
+  readonly answer: SettleSubCall
 }
 
 export interface SubCallDispatcher {
@@ -93,9 +94,9 @@ export function createDispatcher(options: {
     emit(event)
     // Contexts from sub-calls travel with the outer result, after it (not interleaved).
     for (const message of result.additionalContexts ?? []) exec.deferContext(message)
-    if (!result.isError) p.resolve({ ok: true, value: result.value ?? null })
+    if (!result.isError) p.answer(p.index, { ok: true, value: result.value ?? null })
     else
-      p.resolve({
+      p.answer(p.index, {
         ok: false,
         message: result.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n'),
       })
@@ -128,7 +129,10 @@ export function createDispatcher(options: {
       (error: unknown) => {
         // execute never rejects for tool failures; this is a runtime bug, said plainly.
         emit({ phase: 'settle', subCallId: p.callId, name: p.name, isError: true, code: 'DISPATCH_FAILED' })
-        p.resolve({ ok: false, message: `The ${p.name} call could not be dispatched (${String(error)}).` })
+        p.answer(p.index, {
+          ok: false,
+          message: `The ${p.name} call could not be dispatched (${String(error)}).`,
+        })
         done()
       },
     )
@@ -147,26 +151,25 @@ export function createDispatcher(options: {
     }
   }
 
-  const dispatch: SandboxDispatch = (name, argsJson, subIndex, signal) =>
-    new Promise<DispatchOutcome>((resolve) => {
-      const callId = `${exec.callId}:code:${subIndex + 1}`
-      if (finished) {
-        resolve({ ok: false, message: 'The program already ended; this tool call was not started.' })
-        return
-      }
-      const call: { -readonly [K in keyof ToolCall]: ToolCall[K] } = {
-        callId,
-        name,
-        arguments: argsJson,
-        parent,
-        signal: signalFor(signal),
-      }
-      if (exec.agent !== undefined) call.agent = exec.agent
-      const parallel = runtime.mode(call).kind === 'parallel'
-      emit({ phase: 'start', subCallId: callId, name, mode: parallel ? 'parallel' : 'exclusive' })
-      queue.push({ index: subIndex, callId, name, call, parallel, resolve })
-      pump()
-    })
+  const dispatch: SandboxDispatch = (name, argsJson, subIndex, signal, answer) => {
+    if (finished) {
+      answer(subIndex, { ok: false, message: 'The program already ended; this tool call was not started.' })
+      return
+    }
+    const callId = `${exec.callId}:code:${subIndex + 1}`
+    const call: { -readonly [K in keyof ToolCall]: ToolCall[K] } = {
+      callId,
+      name,
+      arguments: argsJson,
+      parent,
+      signal: signalFor(signal),
+    }
+    if (exec.agent !== undefined) call.agent = exec.agent
+    const parallel = runtime.mode(call).kind === 'parallel'
+    emit({ phase: 'start', subCallId: callId, name, mode: parallel ? 'parallel' : 'exclusive' })
+    queue.push({ index: subIndex, callId, name, call, parallel, answer })
+    pump()
+  }
 
   return {
     dispatch,
@@ -174,7 +177,10 @@ export function createDispatcher(options: {
       finished = true
       for (const p of queue.splice(0)) {
         emit({ phase: 'settle', subCallId: p.callId, name: p.name, isError: true, code: 'ABANDONED' })
-        p.resolve({ ok: false, message: 'The program ended before this tool call started; it was not run.' })
+        p.answer(p.index, {
+          ok: false,
+          message: 'The program ended before this tool call started; it was not run.',
+        })
       }
       while (running.size > 0) await Promise.all([...running])
       link?.linked.dispose()

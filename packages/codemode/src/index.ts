@@ -17,6 +17,7 @@ export type {
   SandboxFailureKind,
   SandboxOptions,
   SandboxResult,
+  SettleSubCall,
 } from './sandbox.js'
 export { runSandboxed, SANDBOX_DEFAULTS, utf8Length } from './sandbox.js'
 export type { CodeSdkTool } from './sdk.js'

@@ -43,9 +43,14 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
   const PromiseCtor = Promise, promiseThen = Promise.prototype.then, promiseReject = Promise.reject;
   const withResolvers = PromiseCtor.withResolvers;
   // Bound primordials for the per-call paths: no argument array per call (apply(f, o, [k]) allocates one).
-  const bindFn = Function.prototype.bind;
-  const hasOwnCall = apply(bindFn, Function.prototype.call, [hasOwnFn]);
+  const bindFn = Function.prototype.bind, callFn = Function.prototype.call;
+  const hasOwnCall = apply(bindFn, callFn, [hasOwnFn]);
   const newCapability = apply(bindFn, withResolvers, [PromiseCtor]);
+  // Whether a property is an accessor or hidden, without a descriptor object per property (an
+  // allocation that cost more than the rest of a small argument object's serialization).
+  const getterOf = apply(bindFn, callFn, [ObjProto.__lookupGetter__]);
+  const setterOf = apply(bindFn, callFn, [ObjProto.__lookupSetter__]);
+  const isEnumerable = apply(bindFn, callFn, [ObjProto.propertyIsEnumerable]);
   const TypeErr = TypeError, Err = Error, Str = String, ProxyCtor = Proxy;
   const MapProto = typeof Map === 'function' ? Map.prototype : undefined;
   const SetProto = typeof Set === 'function' ? Set.prototype : undefined;
@@ -119,10 +124,9 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
       const own = ownKeys(v);
       out = '[';
       for (let i = 0; i < len; i++) {
-        const d = getDesc(v, i);
-        if (d === undefined) fail(tool, keys, i, 'is a hole in a sparse array');
-        if (!hasOwnCall(d, 'value')) fail(tool, keys, i, 'is a getter/setter (use a plain value)');
-        out += (i === 0 ? '' : ',') + serValue(d.value, keys, i, stack, tool);
+        if (!hasOwnCall(v, i)) fail(tool, keys, i, 'is a hole in a sparse array');
+        if (getterOf(v, i) !== undefined || setterOf(v, i) !== undefined) fail(tool, keys, i, 'is a getter/setter (use a plain value)');
+        out += (i === 0 ? '' : ',') + serValue(v[i], keys, i, stack, tool);
       }
       if (own.length !== len + 1) fail(tool, keys, undefined, 'has properties besides its elements, which JSON drops');
       out += ']';
@@ -134,10 +138,9 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
       for (let i = 0; i < own.length; i++) {
         const k = own[i];
         if (typeof k === 'symbol') fail(tool, keys, undefined, 'has a symbol-keyed property');
-        const d = getDesc(v, k);
-        if (!hasOwnCall(d, 'value')) fail(tool, keys, k, 'is a getter/setter (use a plain value)');
-        if (!d.enumerable) fail(tool, keys, k, 'is non-enumerable, which JSON drops');
-        out += (i === 0 ? '' : ',') + keyText(k) + ':' + serValue(d.value, keys, k, stack, tool);
+        if (getterOf(v, k) !== undefined || setterOf(v, k) !== undefined) fail(tool, keys, k, 'is a getter/setter (use a plain value)');
+        if (!isEnumerable(v, k)) fail(tool, keys, k, 'is non-enumerable, which JSON drops');
+        out += (i === 0 ? '' : ',') + keyText(k) + ':' + serValue(v[k], keys, k, stack, tool);
       }
       out += '}';
     }

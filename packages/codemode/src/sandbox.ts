@@ -8,6 +8,7 @@ import {
 import { loadEngine, poisonEngine } from './engine.js'
 import { PRELUDE_SOURCE } from './prelude.js'
 import { formatStripIssues, PROGRAM_FILENAME, PROGRAM_PREFIX, stripTypes } from './strip.js'
+import { openPort, takeErrorMessage, type VmPort } from './vm-port.js'
 
 /** What the host dispatcher answers for one sub-call. `message` is model-facing: no internal codes. */
 export type DispatchOutcome =
@@ -19,13 +20,22 @@ export type DispatchOutcome =
  * counts sub-calls of this run from 0 (phase 2 names them `${parent}:code:${subIndex}`); `signal`
  * aborts when the run ends for any reason (the program finished, failed, timed out or was
  * cancelled), so in-flight sub-calls can be cancelled; their late outcomes are ignored.
+ *
+ * A dispatcher answers either by returning a promise of the outcome, or by returning nothing and
+ * calling `settle(subIndex, outcome)` once. The callback is the pipeline's way: one shared
+ * function, where a promise per sub-call (and a `then` on it) was a measurable part of the
+ * per-call cost. Only the first answer for a sub-call counts.
  */
 export type SandboxDispatch = (
   name: string,
   argsJson: string,
   subIndex: number,
   signal: AbortSignal,
-) => Promise<DispatchOutcome>
+  settle: SettleSubCall,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a dispatcher that answers through settle returns nothing
+) => Promise<DispatchOutcome> | void
+
+export type SettleSubCall = (subIndex: number, outcome: DispatchOutcome) => void
 
 export interface SandboxOptions {
   /** the model's program: erasable TypeScript, the body of an async function */
@@ -47,6 +57,11 @@ export interface SandboxOptions {
    * JSON.stringify already overflowed Node's stack when less than half of it was free.
    */
   readonly maxStackBytes?: number
+  /**
+   * Cross into the VM through quickjs-emscripten's C functions directly when this build of the
+   * library allows it (vm-port.ts). Default true; false forces the library's public API.
+   */
+  readonly directPort?: boolean
 }
 
 export type SandboxFailureKind =
@@ -207,6 +222,10 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     wake = undefined
     w?.()
   }
+  const settle: SettleSubCall = (subIndex, outcome) => {
+    settled.push({ subIndex, outcome })
+    poke()
+  }
   const onAbort = (): void => {
     stop ??= 'abort'
     poke()
@@ -224,6 +243,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
   let ctx: QuickJSContext | undefined
   let lastError: string | undefined
   const handles: QuickJSHandle[] = []
+  const ports: VmPort[] = []
   const keep = <T extends QuickJSHandle>(h: T): T => {
     handles.push(h)
     return h
@@ -290,6 +310,8 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     // port[0]: read = the sub-calls made since the last read, write = settle; port[1]: the last
     // error settling raised (see prelude.ts)
     const port = keep(vm.getProp(bridge, 1))
+    const crossing = openPort(module, runtime, vm, port, { direct: options.directPort })
+    ports.push(crossing)
 
     const bridgeError = (): string | undefined => {
       const h = vm.getProp(port, 1)
@@ -303,9 +325,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     // (deadline, cancel, output limit) is not entered again and dispatches nothing more: calls made
     // in the turn that was stopped are never started, so no tool starts while the run is torn down.
     const drain = (): void => {
-      const taken = vm.getProp(port, 0)
-      const frames = vm.getString(taken)
-      taken.dispose()
+      const frames = crossing.take()
       let at = 0
       // a dispatch that stops the run (its synchronous part cancelled the outer call) ends the batch
       while (at < frames.length && stop === undefined) {
@@ -326,25 +346,18 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
           continue
         }
         pending.set(subIndex, name)
-        let outcome: Promise<DispatchOutcome>
+        let answer: ReturnType<SandboxDispatch>
         try {
-          outcome = options.dispatch(name, argsJson, subIndex, runEnded.signal)
+          answer = options.dispatch(name, argsJson, subIndex, runEnded.signal, settle)
         } catch (error) {
-          outcome = Promise.reject(error)
+          answer = Promise.reject(error)
         }
-        Promise.resolve(outcome).then(
-          (o) => {
-            settled.push({ subIndex, outcome: o })
-            poke()
-          },
-          (error: unknown) => {
-            settled.push({
-              subIndex,
-              outcome: { ok: false, message: `The tool call failed unexpectedly: ${errorText(error)}` },
-            })
-            poke()
-          },
-        )
+        if (answer) {
+          Promise.resolve(answer).then(
+            (outcome) => settle(subIndex, outcome),
+            (error: unknown) => settle(subIndex, unexpected(error)),
+          )
+        }
       }
     }
     const compiled = vm.evalCode(stripped.js, PROGRAM_FILENAME)
@@ -360,8 +373,8 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
 
     // ---- the event loop: pump jobs, dispatch new sub-calls, deliver settled ones, until the program settles ----
     for (;;) {
-      const jobs = runtime.executePendingJobs()
-      if (jobs.error) lastError = takeErrorMessage(vm, jobs.error)
+      const jobError = crossing.pump()
+      if (jobError !== undefined) lastError = jobError
       if (stop !== undefined) return stopFailure(stop)
       drain()
       if (outcome) return finish(outcome)
@@ -389,9 +402,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
       }
       settled.length = 0
       if (packed !== '') {
-        const text = vm.newString(`${packed}]`)
-        vm.setProp(port, 0, text)
-        text.dispose()
+        crossing.settle(`${packed}]`)
         if (stop !== undefined) return stopFailure(stop)
       }
     }
@@ -411,6 +422,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     pending.clear()
     runEnded.abort(stop ?? 'run-ended')
     if (ctx) {
+      for (const p of ports) p.dispose()
       for (const h of handles) if (h.alive) h.dispose()
       try {
         ctx.dispose()
@@ -481,19 +493,6 @@ function packSettlement(subIndex: number, outcome: DispatchOutcome): string {
   return `${subIndex},0,${JSON.stringify(outcome.message)}`
 }
 
-function takeErrorMessage(vm: QuickJSContext, error: QuickJSHandle): string {
-  try {
-    const m = vm.getProp(error, 'message')
-    const text = vm.typeof(m) === 'string' ? vm.getString(m) : 'unknown error'
-    m.dispose()
-    return text
-  } catch {
-    return 'unknown error'
-  } finally {
-    error.dispose()
-  }
-}
-
 function dumpError(vm: QuickJSContext, error: QuickJSHandle): string {
   try {
     const d = vm.dump(error) as { name?: unknown; message?: unknown; stack?: unknown } | undefined
@@ -507,6 +506,10 @@ function dumpError(vm: QuickJSContext, error: QuickJSHandle): string {
   } catch {
     return JSON.stringify({ head: 'SyntaxError', name: 'SyntaxError', stack: '' })
   }
+}
+
+function unexpected(error: unknown): DispatchOutcome {
+  return { ok: false, message: `The tool call failed unexpectedly: ${errorText(error)}` }
 }
 
 function errorText(error: unknown): string {

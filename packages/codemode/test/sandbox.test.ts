@@ -119,6 +119,38 @@ describe('runSandboxed: sub-calls', () => {
     expect(r.ok === false && r.message.split('\n')[0]).toBe('Uncaught ToolCallError: File not found: a.txt')
   })
 
+  it('a dispatcher may answer through settle instead of a promise; the first answer counts', async () => {
+    const answers: ((value: number) => void)[] = []
+    const r = runSandboxed({
+      code: 'const a = await tools.echo({})\nconst [b, c] = await Promise.all([tools.echo({}), tools.echo({})])\nreturn [a, b, c]',
+      tools: ['echo'],
+      timeoutMs: 2_000,
+      dispatch: (_name, _argsJson, subIndex, _signal, settle) => {
+        if (subIndex === 0) {
+          // at once, twice: the second answer is ignored
+          settle(0, { ok: true, value: 'first' })
+          settle(0, { ok: true, value: 'second' })
+          return
+        }
+        answers.push((value) => settle(subIndex, { ok: true, value }))
+        // both concurrent calls are out: answer them in reverse order, from outside the dispatch
+        if (answers.length === 2) {
+          queueMicrotask(() => {
+            answers[1]!(2)
+            answers[0]!(1)
+          })
+        }
+      },
+    })
+    expect(plain(await r)).toEqual({
+      ok: true,
+      result: ['first', 1, 2],
+      logs: [],
+      subCalls: 3,
+      abandoned: [],
+    })
+  })
+
   it('a dispatcher that throws becomes a ToolCallError, not a host crash', async () => {
     const r = await run('try { await tools.echo({}) } catch (e) { return e.message }', {
       dispatch: () => {
