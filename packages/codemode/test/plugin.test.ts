@@ -146,6 +146,14 @@ describe('run_code', () => {
       'start:rc1:code:3',
       'settle:rc1:code:3',
     ])
+    // The settle event logs the sub-result's own frozen content: shared, not copied again.
+    for (const id of ['rc1:code:1', 'rc1:code:2', 'rc1:code:3']) {
+      const logged = events.find((e) => e.type === 'tool/result' && e.callId === id)
+      const settled = events.find(
+        (e) => e.type === 'tool/code-dispatch' && e.phase === 'settle' && e.subCallId === id,
+      )
+      expect(settled?.content).toBe(logged?.content)
+    }
     // Sub-calls compute no presentationMeta and are committed like any call.
     expect(runtime.metrics().read_note?.calls).toBe(2)
   })

@@ -37,6 +37,29 @@ describe('materialize: lossless JSON snapshots', () => {
     expect(materialize(value)).toEqual({ ok: false, path, problem })
   })
 
+  it('shares a snapshot it made before instead of copying it again; a look-alike is copied', () => {
+    const first = materialize({ list: [1, { deep: 'x' }] })
+    const parsed = parseJson('{"n":[1,2]}')
+    if (!first.ok || !parsed.ok) throw new Error('unreachable')
+    const lookAlike = Object.freeze([Object.freeze({ deep: 'x' })])
+    const again = materialize({ first: first.value, parsed: parsed.value, lookAlike })
+    if (!again.ok) throw new Error('unreachable')
+    const value = again.value as { first: unknown; parsed: unknown; lookAlike: unknown }
+    expect(value.first).toBe(first.value)
+    expect(value.parsed).toBe(parsed.value)
+    expect(value.lookAlike).not.toBe(lookAlike)
+    expect(value.lookAlike).toEqual(lookAlike)
+    // the mark is invisible to every reader of the value
+    expect(Object.keys(first.value as object)).toEqual(['list'])
+    expect(Reflect.ownKeys(first.value as object)).toEqual(['list'])
+    expect(JSON.stringify(first.value)).toBe('{"list":[1,{"deep":"x"}]}')
+    expect(structuredClone(first.value)).toEqual({ list: [1, { deep: 'x' }] })
+    // a nested part of a snapshot is not itself marked: handed back alone, it is copied
+    const inner = (first.value as { list: unknown[] }).list
+    const innerAgain = materialize({ inner })
+    expect(innerAgain.ok && (innerAgain.value as { inner: unknown }).inner).not.toBe(inner)
+  })
+
   it('rejects cycles but keeps shared references (a DAG is not a cycle)', () => {
     const cyclic: Record<string, unknown> = { a: 1 }
     cyclic.self = { back: cyclic }

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../types.js'
+import { isSnapshot, markSnapshot } from './snapshot.js'
 
 // Arguments, tool values, meta and session payloads cross trust boundaries. They are
 // materialized exactly once into a private, deep-frozen, lossless JSON snapshot (seed 001 §6.7):
@@ -10,8 +11,8 @@ export type MaterializeResult =
   | { readonly ok: true; readonly value: JsonValue }
   | { readonly ok: false; readonly path: string; readonly problem: string }
 
-// Snapshots are not tagged (a WeakSet costs microseconds per object in GC work): the runtime
-// tracks what it already materialized by construction, and re-materializing a value copies it.
+// A snapshot's root is branded (snapshot.ts): copying a value shares any branded part of it as it
+// is, so what the runtime made once is never walked or copied again.
 
 /** Parse a JSON text once and return a frozen lossless value, or where and why it is not JSON. */
 export function parseJson(text: string): MaterializeResult {
@@ -38,6 +39,7 @@ function freezeParsed(value: unknown, depth: number): boolean {
     const record = value as Record<string, unknown>
     for (const key in record) if (!freezeParsed(record[key], depth + 1)) return false
   }
+  if (depth === 0) markSnapshot(value)
   Object.freeze(value)
   return true
 }
@@ -119,6 +121,8 @@ function copyFast(
     if (!slow.ok) throw new Problem([...keys, ...pathKeys(slow.path)], slow.problem)
     return slow.value
   }
+  // A snapshot the runtime made is deep-frozen lossless JSON already: shared, not walked.
+  if (mode === false && into === undefined && isSnapshot(source)) return source as JsonValue
   if (ancestors.includes(source))
     throw new Problem([...keys], 'is a cycle (refers back to an enclosing value)')
   let kind: string
@@ -188,7 +192,10 @@ function copyFast(
     copy = out
   }
   ancestors.pop()
-  if (into === undefined) Object.freeze(copy)
+  if (into === undefined) {
+    if (depth === 0) markSnapshot(copy)
+    Object.freeze(copy)
+  }
   return copy as JsonValue
 }
 
@@ -276,6 +283,7 @@ function snapshot(root: unknown, trusted: boolean): MaterializeResult {
     const problem = leafProblem(root)
     return problem ? fail('$', problem) : { ok: true, value: root as JsonValue }
   }
+  if (!trusted && isSnapshot(root)) return { ok: true, value: root as JsonValue }
 
   // Copies made so far: shared references stay shared (a DAG is copied once), and an object met
   // again while still open on the stack is a cycle.
@@ -286,6 +294,7 @@ function snapshot(root: unknown, trusted: boolean): MaterializeResult {
   // Returns the copy to place in the parent, or a failure (the only non-array, non-object case
   // is a failure wrapped in `Failed`, so a copy holding an `ok` key is never mistaken for one).
   const enter = (source: object, path: string): Failed | Frame['copy'] => {
+    if (!trusted && isSnapshot(source)) return source as Frame['copy']
     const done = copies.get(source)
     if (done) {
       if (open.has(source)) return new Failed(fail(path, 'is a cycle (refers back to an enclosing value)'))
@@ -335,6 +344,7 @@ function snapshot(root: unknown, trusted: boolean): MaterializeResult {
     if (frame.index >= frame.keys.length) {
       stack.pop()
       open.delete(frame.source)
+      if (stack.length === 0) markSnapshot(frame.copy)
       Object.freeze(frame.copy)
       continue
     }

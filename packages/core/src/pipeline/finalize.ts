@@ -1,5 +1,6 @@
 import { describeThrown, failures } from '../errors/failures.js'
 import { materialize } from '../json/materialize.js'
+import { markSnapshot } from '../json/snapshot.js'
 import type { FreshEvent } from '../session/log.js'
 import type { ContentBlock, ContextMessage, JsonValue, ToolFailure, ToolResult } from '../types.js'
 import { validBlocks } from './output.js'
@@ -97,7 +98,7 @@ export function resultEvent(result: ToolResult): FreshEvent {
 function freezeContent(content: readonly ContentBlock[]): readonly ContentBlock[] {
   if (!Object.isFrozen(content)) {
     for (const block of content) Object.freeze(block)
-    Object.freeze(content)
+    Object.freeze(markSnapshot(content))
   }
   return content
 }

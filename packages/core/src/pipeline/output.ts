@@ -1,5 +1,6 @@
 import { describeThrown, failures } from '../errors/failures.js'
 import { materialize } from '../json/materialize.js'
+import { markSnapshot } from '../json/snapshot.js'
 import type { RegisteredTool } from '../registry/registry.js'
 import type { ContentBlock, JsonValue, ToolFailure } from '../types.js'
 import { isContentBlock } from './execute.js'
@@ -108,7 +109,7 @@ function adoptBlocks(produced: unknown): { ok: true; blocks: readonly ContentBlo
     if (block === undefined) return undefined
     blocks[i] = block
   }
-  return { ok: true, blocks: Object.freeze(blocks) }
+  return { ok: true, blocks: Object.freeze(markSnapshot(blocks)) }
 }
 
 function copyBlock(block: unknown): ContentBlock | undefined {
