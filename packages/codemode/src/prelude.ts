@@ -162,6 +162,31 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
     return text;
   }
   const toJsonText = (v, tool) => ser(v, [], [], tool);
+  // Sub-call arguments are nearly always one flat object of strings, numbers and booleans. This
+  // checks and writes such an object in one pass, without ser()'s bookkeeping (its path and
+  // cycle stacks, a call per value); anything else answers undefined, before reading a single
+  // accessor, and takes ser(), which knows every rule and its message.
+  const flatText = (v) => {
+    if (typeof v !== 'object' || v === null || isArray(v)) return undefined;
+    const proto = getProto(v);
+    if (proto !== ObjProto && proto !== null) return undefined;
+    const own = ownKeys(v);
+    let out = '{';
+    for (let i = 0; i < own.length; i++) {
+      const k = own[i];
+      if (typeof k !== 'string' || getterOf(v, k) !== undefined || setterOf(v, k) !== undefined || !isEnumerable(v, k)) return undefined;
+      const x = v[k];
+      let text;
+      switch (typeof x) {
+        case 'string': text = jsonStringify(x); break;
+        case 'number': if (!isFiniteNum(x)) return undefined; text = '' + x; break;
+        case 'boolean': text = x ? 'true' : 'false'; break;
+        default: if (x !== null) return undefined; text = 'null';
+      }
+      out += (i === 0 ? '' : ',') + keyText(k) + ':' + text;
+    }
+    return out + '}';
+  };
 
   // ---- ToolCallError ----
   class ToolCallError extends Err {
@@ -176,7 +201,8 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
   // ---- tools ----
   const names = jsonParse(toolNamesJson);
   const target = create(null);
-  // sub-call id -> [resolve, reject, toolName]; null prototype so no inherited setter can observe the writes
+  // sub-call id -> its promise's resolvers ({ promise, resolve, reject }); null prototype so no
+  // inherited setter can observe the writes
   const pending = create(null);
   let outbox = '', nextId = 0, stopping = false;
   for (let i = 0; i < names.length; i++) {
@@ -186,7 +212,7 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
       let text;
       try {
         if (stopping) throw new Err('The run is ending; no more tool calls are dispatched.');
-        text = args === undefined ? '{}' : toJsonText(args, name);
+        text = args === undefined ? '{}' : flatText(args) ?? toJsonText(args, name);
       } catch (e) {
         return apply(promiseReject, PromiseCtor, [e]);
       }
@@ -195,7 +221,7 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
       // The frame is the commit point: once it is in the outbox the host will dispatch it as id.
       outbox = outbox + frameHead + text + '\n';
       nextId = id + 1;
-      pending[id] = [cap.resolve, cap.reject, name];
+      pending[id] = cap;
       return cap.promise;
     };
     defProp(fn, 'name', { value: name });
@@ -337,31 +363,33 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
   };
   // ---- the port: how the host talks to the bridge ----
   // Reading port[0] takes the sub-calls made since the last read, as '<tool index>\n<args JSON>\n'
-  // frames; writing port[0] settles sub-calls: '[id, 1, value, id, 0, "message", ...]', every
-  // settlement the host has collected as one JSON text parsed by one native call (string slicing in
-  // QuickJS costs more), after which one job pump runs the program's continuations. An accessor
-  // read/write crosses from the host without the argument marshalling of a function call (measured
-  // ~0.5 us instead of ~2 us). A setter's exception would be lost on the host side, so settle()
-  // catches and keeps the last message in port[1], which the host reads only to explain a stuck run.
+  // frames. Settling a sub-call is two writes: port[1] = its id (-id - 1 for a failure), then
+  // port[2] = its JSON text, the value or ["message", "tool name"]; the host writes every
+  // settlement it has, then one job pump runs the program's continuations. An accessor read or
+  // write crosses from the host without the argument marshalling of a function call (measured
+  // ~0.5 us instead of ~2 us), and a number plus a value's own text parse faster than one JSON
+  // array of every settlement (measured 0.6 us against 2.4 us for one settlement). A setter's
+  // exception would be lost on the host side, so settling catches and keeps the last message in
+  // port[3], which the host reads only to explain a stuck run.
   let bridgeError;
   const noteError = (e) => {
     try { bridgeError = e !== null && typeof e === 'object' ? Str(e.message) : Str(e); } catch (x) { bridgeError = 'unknown error'; }
   };
-  const settle = function (packed) {
-    let list;
-    try { list = jsonParse(packed); } catch (e) { noteError(e); return; }
-    for (let i = 0; i < list.length; i += 3) {
-      const id = list[i];
-      const r = pending[id];
-      if (r === undefined) continue;
-      delete pending[id];
-      try {
-        if (list[i + 1] === 1) r[0](list[i + 2]);
-        else r[1](new ToolCallError(r[2], list[i + 2]));
-      } catch (e) {
-        noteError(e);
-        try { r[1](e); } catch (x) {}
-      }
+  let settling = 0;
+  const settleId = function (id) { settling = id; };
+  const settleText = function (text) {
+    const failed = settling < 0;
+    const id = failed ? -settling - 1 : settling;
+    const r = pending[id];
+    if (r === undefined) return;
+    delete pending[id];
+    try {
+      const value = jsonParse(text);
+      if (!failed) r.resolve(value);
+      else r.reject(new ToolCallError(value[1], value[0]));
+    } catch (e) {
+      noteError(e);
+      try { r.reject(e); } catch (x) {}
     }
   };
   const take = function () {
@@ -370,8 +398,10 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
     return frames;
   };
   const port = create(null);
-  defProp(port, 0, { get: take, set: settle });
-  defProp(port, 1, { get: () => bridgeError });
+  defProp(port, 0, { get: take });
+  defProp(port, 1, { set: settleId });
+  defProp(port, 2, { set: settleText });
+  defProp(port, 3, { get: () => bridgeError });
   const done = (tag, text) => { hostDone(tag, text); };
   const run = function (program) {
     let p;

@@ -307,14 +307,14 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
       vm.unwrapResult(vm.callFunction(preludeFn, vm.undefined, hostLog, hostDone, namesHandle)),
     )
     const runFn = keep(vm.getProp(bridge, 0))
-    // port[0]: read = the sub-calls made since the last read, write = settle; port[1]: the last
-    // error settling raised (see prelude.ts)
+    // port[0]: the sub-calls made since the last read; port[1] and port[2]: settle one (id, then
+    // text); port[3]: the last error settling raised (see prelude.ts)
     const port = keep(vm.getProp(bridge, 1))
     const crossing = openPort(module, runtime, vm, port, { direct: options.directPort })
     ports.push(crossing)
 
     const bridgeError = (): string | undefined => {
-      const h = vm.getProp(port, 1)
+      const h = vm.getProp(port, 3)
       const text = vm.typeof(h) === 'string' ? vm.getString(h) : undefined
       h.dispose()
       return text
@@ -394,17 +394,20 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
         })
         if (stop !== undefined) return stopFailure(stop)
       }
-      // every settlement collected so far crosses in one call; one job pump then runs them all
-      let packed = ''
+      // every settlement collected so far crosses now; one job pump then runs them all
       for (const next of settled) {
-        if (!pending.delete(next.subIndex)) continue
-        packed += (packed === '' ? '[' : ',') + packSettlement(next.subIndex, next.outcome)
+        const name = pending.get(next.subIndex)
+        if (name === undefined) continue
+        pending.delete(next.subIndex)
+        const outcome = next.outcome
+        if (outcome.ok) {
+          const text = jsonText(outcome.value)
+          if (text !== undefined) crossing.settle(next.subIndex, true, text)
+          else crossing.settle(next.subIndex, false, failureText(NOT_JSON, name))
+        } else crossing.settle(next.subIndex, false, failureText(outcome.message, name))
       }
       settled.length = 0
-      if (packed !== '') {
-        crossing.settle(`${packed}]`)
-        if (stop !== undefined) return stopFailure(stop)
-      }
+      if (stop !== undefined) return stopFailure(stop)
     }
   } catch (error) {
     // A host-level error from inside wasm (trap, native stack overflow): the module may be corrupt.
@@ -478,19 +481,21 @@ type RunnerOutcome =
   | { kind: 'thrown'; json: string }
   | { kind: 'invalid'; message: string }
 
-/** `<subIndex>,1,<JSON value>` or `<subIndex>,0,<JSON string message>`: one entry of settle()'s array. */
-function packSettlement(subIndex: number, outcome: DispatchOutcome): string {
-  if (outcome.ok) {
-    let text: string | undefined
-    try {
-      text = JSON.stringify(outcome.value)
-    } catch {
-      text = undefined
-    }
-    if (typeof text === 'string') return `${subIndex},1,${text}`
-    return `${subIndex},0,${JSON.stringify('The tool returned a value that is not JSON.')}`
+const NOT_JSON = 'The tool returned a value that is not JSON.'
+
+/** A value's JSON text, or undefined when it has none (it cannot cross). */
+function jsonText(value: JsonValue): string | undefined {
+  try {
+    const text = JSON.stringify(value)
+    return typeof text === 'string' ? text : undefined
+  } catch {
+    return undefined
   }
-  return `${subIndex},0,${JSON.stringify(outcome.message)}`
+}
+
+/** What a failed sub-call settles with: the program's ToolCallError gets the message and the tool. */
+function failureText(message: string, name: string): string {
+  return JSON.stringify([message, name])
 }
 
 function dumpError(vm: QuickJSContext, error: QuickJSHandle): string {

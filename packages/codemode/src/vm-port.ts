@@ -1,8 +1,8 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten'
 
 /**
- * The three crossings a run makes on every turn of its loop (sandbox.ts): run the VM's pending
- * jobs, read the outbox (port[0]), and write the settlements (port[0] = text).
+ * The crossings a run makes on every turn of its loop (sandbox.ts): run the VM's pending jobs,
+ * read the outbox (port[0]), and settle sub-calls (port[1] = id, port[2] = text; prelude.ts).
  *
  * Two implementations with one behaviour. `directPort` calls quickjs-emscripten's C functions
  * itself; `publicPort` goes through the library's handle API, which wraps every crossing in
@@ -19,8 +19,8 @@ export interface VmPort {
   pump(): string | undefined
   /** Take the outbox: the sub-calls made since the last take. */
   take(): string
-  /** Deliver settlements (see prelude.ts). */
-  settle(text: string): void
+  /** Settle one sub-call: `text` is its value's JSON, or `["message", "tool name"]` when it failed. */
+  settle(id: number, ok: boolean, text: string): void
   /** Free what the port allocated. Idempotent. */
   dispose(): void
 }
@@ -43,8 +43,9 @@ export function openPort(
 // ---- the public API ----
 
 function publicPort(runtime: QuickJSRuntime, vm: QuickJSContext, port: QuickJSHandle): VmPort {
-  // A number key passed to setProp becomes a new VM number on every call; the handle is made once.
-  const key = vm.newNumber(0)
+  // A number key passed to setProp becomes a new VM number on every call; the handles are made once.
+  const idKey = vm.newNumber(1)
+  const textKey = vm.newNumber(2)
   return {
     kind: 'public',
     pump() {
@@ -58,13 +59,17 @@ function publicPort(runtime: QuickJSRuntime, vm: QuickJSContext, port: QuickJSHa
       taken.dispose()
       return text
     },
-    settle(text) {
-      const handle = vm.newString(text)
-      vm.setProp(port, key, handle)
-      handle.dispose()
+    settle(id, ok, text) {
+      const idHandle = vm.newNumber(ok ? id : -id - 1)
+      vm.setProp(port, idKey, idHandle)
+      idHandle.dispose()
+      const textHandle = vm.newString(text)
+      vm.setProp(port, textKey, textHandle)
+      textHandle.dispose()
     },
     dispose() {
-      if (key.alive) key.dispose()
+      if (idKey.alive) idKey.dispose()
+      if (textKey.alive) textKey.dispose()
     },
   }
 }
@@ -155,10 +160,11 @@ function rawAccess(
 
 function directPort({ em, ffi, rt, ctx }: RawAccess, port: QuickJSHandle): VmPort {
   const portValue = port.value as unknown as number
-  // One allocation per run for the pump's out-parameter, the settle key and a text buffer that
-  // grows as needed: nothing is allocated per crossing but the VM's own string.
+  // One allocation per run for the pump's out-parameter, the settle keys and a text buffer that
+  // grows as needed: nothing is allocated per crossing but the VM's own values.
   const cell = em._malloc(4)
-  const key = ffi.QTS_NewFloat64(ctx, 0)
+  const idKey = ffi.QTS_NewFloat64(ctx, 1)
+  const textKey = ffi.QTS_NewFloat64(ctx, 2)
   let buffer = 0
   let capacity = 0
   let open = true
@@ -224,15 +230,19 @@ function directPort({ em, ffi, rt, ctx }: RawAccess, port: QuickJSHandle): VmPor
       ffi.QTS_FreeValuePointer(ctx, value)
       return text
     },
-    settle(text) {
+    settle(id, ok, text) {
+      const idValue = ffi.QTS_NewFloat64(ctx, ok ? id : -id - 1)
+      ffi.QTS_SetProp(ctx, portValue, idKey, idValue)
+      ffi.QTS_FreeValuePointer(ctx, idValue)
       const value = ffi.QTS_NewString(ctx, cString(text))
-      ffi.QTS_SetProp(ctx, portValue, key, value)
+      ffi.QTS_SetProp(ctx, portValue, textKey, value)
       ffi.QTS_FreeValuePointer(ctx, value)
     },
     dispose() {
       if (!open) return
       open = false
-      ffi.QTS_FreeValuePointer(ctx, key)
+      ffi.QTS_FreeValuePointer(ctx, idKey)
+      ffi.QTS_FreeValuePointer(ctx, textKey)
       em._free(cell)
       if (buffer !== 0) em._free(buffer)
     },

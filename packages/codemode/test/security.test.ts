@@ -141,6 +141,23 @@ describe('sandbox escape attempts', () => {
     expect(calls.map((c) => c.argsJson)).toEqual(['{"k":"v"}'])
   })
 
+  it('arguments cross as exactly the text JSON.stringify writes, flat or nested', async () => {
+    const values = [
+      '{}',
+      '{ i: 0, neg: -0, big: 1e21, small: 5e-7, frac: 0.1, max: Number.MAX_SAFE_INTEGER }',
+      '{ s: "quote \\" backslash \\\\ newline \\n tab \\t nul \\u0000 é 漢 😀 lone \\ud800", t: true, f: false, n: null }',
+      '{ "a b": 1, "é": 2, "\\u2028": 3, "2": "index-like", "__proto__x": 4 }',
+      '{ nested: { list: [1, "two", { three: [null] }] }, after: "x" }',
+      '[1, { a: 2 }, "x"]',
+    ]
+    const { dispatch, calls } = recordingDispatch()
+    const program = values.map((v) => `await tools.echo(${v})`).join('\n')
+    const r = await run(program, { dispatch })
+    expect(r.ok).toBe(true)
+    const expected = values.map((v) => JSON.stringify(new Function(`return (${v})`)()))
+    expect(calls.map((c) => c.argsJson)).toEqual(expected)
+  })
+
   it('an infinite loop, a microtask flood and a promise flood are all stopped', async () => {
     for (const code of [
       'while (true) {}',

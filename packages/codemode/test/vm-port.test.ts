@@ -18,11 +18,15 @@ beforeAll(async () => {
   module = await newQuickJSWASMModule(RELEASE_SYNC)
 })
 
-// A port like the prelude's: reading [0] takes what jobs wrote, writing [0] records the text.
+// A port like the prelude's: reading [0] takes what jobs wrote; writing [1] then [2] records an
+// id and a text.
 const PORT_SOURCE = `(() => {
   let out = ''
   const port = Object.create(null)
-  Object.defineProperty(port, 0, { get() { const o = out; out = ''; return o }, set(v) { out += 'got ' + v + ';' } })
+  let id
+  Object.defineProperty(port, 0, { get() { const o = out; out = ''; return o } })
+  Object.defineProperty(port, 1, { set(v) { id = v } })
+  Object.defineProperty(port, 2, { set(v) { out += id + ' ' + v + ';' } })
   globalThis.later = (text) => { Promise.resolve().then(() => { out += text }) }
   globalThis.spin = () => { Promise.resolve().then(() => { for (;;) {} }) }
   return port
@@ -81,10 +85,11 @@ describe('openPort', () => {
     it('settles with text of any size and script, byte for byte', () => {
       const { port } = fixture(direct)
       const long = `${'x'.repeat(5000)} é 漢字 😀`
-      port.settle('[1,1,"short"]')
-      port.settle(long)
-      port.settle('')
-      expect(port.take()).toBe(`got [1,1,"short"];got ${long};got ;`)
+      port.settle(0, true, '"short"')
+      port.settle(7, false, long)
+      port.settle(12, true, '')
+      // a failure's id crosses as -id - 1
+      expect(port.take()).toBe(`0 "short";-8 ${long};12 ;`)
     })
 
     it('an interrupted job rejects its promise: the pump itself reports nothing', () => {
