@@ -6,6 +6,7 @@ import {
   RELEASE_SYNC,
 } from 'quickjs-emscripten'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { loadEngine } from '../src/engine.js'
 import type { SandboxOptions } from '../src/index.js'
 import { openPort, type VmPort } from '../src/vm-port.js'
 import { plain, recordingDispatch, run } from './helpers.js'
@@ -107,6 +108,30 @@ describe('openPort', () => {
       port.dispose()
       port.dispose()
     })
+  })
+})
+
+describe('runSandboxed on the direct port', () => {
+  it('keeps crossing correctly after the wasm memory grows in the middle of a run', async () => {
+    const memory = (await loadEngine()).getWasmMemory()
+    const before = memory.buffer.byteLength
+    const { dispatch, calls } = recordingDispatch()
+    const r = await run(
+      'const first = await tools.echo({ at: "start" })\nconst big: string[] = []\nfor (let i = 0; i < 48; i++) big.push("x".repeat(1 << 20) + i)\nconst second = await tools.echo({ at: "after", n: big.length, tail: big[47].slice(-2), text: "é漢😀" })\nreturn [first.args.at, second.args]',
+      { dispatch, memoryBytes: 128 * 1024 * 1024, timeoutMs: 20_000 },
+    )
+    expect(memory.buffer.byteLength).toBeGreaterThan(before)
+    expect(plain(r)).toEqual({
+      ok: true,
+      result: ['start', { at: 'after', n: 48, tail: '47', text: 'é漢😀' }],
+      logs: [],
+      subCalls: 2,
+      abandoned: [],
+    })
+    expect(calls.map((c) => c.argsJson)).toEqual([
+      '{"at":"start"}',
+      '{"at":"after","n":48,"tail":"47","text":"é漢😀"}',
+    ])
   })
 })
 
