@@ -243,7 +243,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
   let ctx: QuickJSContext | undefined
   let lastError: string | undefined
   const handles: QuickJSHandle[] = []
-  const ports: VmPort[] = []
+  let opened: VmPort | undefined
   const keep = <T extends QuickJSHandle>(h: T): T => {
     handles.push(h)
     return h
@@ -311,7 +311,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     // text); port[3]: the last error settling raised (see prelude.ts)
     const port = keep(vm.getProp(bridge, 1))
     const crossing = openPort(module, runtime, vm, port, { direct: options.directPort })
-    ports.push(crossing)
+    opened = crossing
 
     const bridgeError = (): string | undefined => {
       const h = vm.getProp(port, 3)
@@ -339,10 +339,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
         if (name === undefined || !toolSet.has(name)) {
           // unreachable: the prelude only frames listed tools; answered without dispatching
           pending.set(subIndex, String(name))
-          settled.push({
-            subIndex,
-            outcome: { ok: false, message: `Tool '${String(name)}' is not available.` },
-          })
+          settle(subIndex, { ok: false, message: `Tool '${String(name)}' is not available.` })
           continue
         }
         pending.set(subIndex, name)
@@ -400,11 +397,9 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
         if (name === undefined) continue
         pending.delete(next.subIndex)
         const outcome = next.outcome
-        if (outcome.ok) {
-          const text = jsonText(outcome.value)
-          if (text !== undefined) crossing.settle(next.subIndex, true, text)
-          else crossing.settle(next.subIndex, false, failureText(NOT_JSON, name))
-        } else crossing.settle(next.subIndex, false, failureText(outcome.message, name))
+        const text = outcome.ok ? jsonText(outcome.value) : undefined
+        if (text !== undefined) crossing.settle(next.subIndex, true, text)
+        else crossing.settle(next.subIndex, false, failureText(outcome.ok ? NOT_JSON : outcome.message, name))
       }
       settled.length = 0
       if (stop !== undefined) return stopFailure(stop)
@@ -425,7 +420,7 @@ export async function runSandboxed(options: SandboxOptions): Promise<SandboxResu
     pending.clear()
     runEnded.abort(stop ?? 'run-ended')
     if (ctx) {
-      for (const p of ports) p.dispose()
+      opened?.dispose()
       for (const h of handles) if (h.alive) h.dispose()
       try {
         ctx.dispose()

@@ -117,7 +117,7 @@ function copyFast(
   const trusted = mode === true
   const inPlace = mode !== false
   if (depth >= FAST_DEPTH || ++budget.nodes > FAST_NODES) {
-    const slow = snapshot(source, mode === true)
+    const slow = snapshot(source, trusted)
     if (!slow.ok) throw new Problem([...keys, ...pathKeys(slow.path)], slow.problem)
     return slow.value
   }
