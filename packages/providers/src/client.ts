@@ -5,7 +5,9 @@ import { openaiChatCodec } from './codecs/openai-chat.js'
 import { openaiResponsesCodec } from './codecs/openai-responses.js'
 import type { ModelClient, ModelRequest, ModelStreamEvent, Provider } from './model.js'
 import { ProviderAbortedError, ProviderError, ProviderStreamError } from './transport/errors.js'
-import { postJson, type TransportOptions } from './transport/http.js'
+import { type Connection, postJson } from './transport/http.js'
+import { OutputBudget } from './transport/output-budget.js'
+import { resolveTransport, type TransportOptions } from './transport/settings.js'
 import { readSseBatches } from './transport/sse.js'
 
 export const CODECS = {
@@ -41,6 +43,8 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
   const url = `${(options.baseUrl ?? codec.defaultBaseUrl).replace(/\/+$/, '')}${codec.path}`
   const headers = { ...codec.headers(options.apiKey), ...options.headers }
   const maxTokens = options.maxTokens ?? 8192
+  // Invalid limits fail here, when the client is made, not on the first request.
+  const limits = resolveTransport(options)
 
   const encode = (request: ModelRequest, stream: boolean) => {
     const encoded = codec.encodeRequest(request, {
@@ -59,29 +63,40 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
     async *stream(request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
       const encoded = encode(request, true)
       const connection = await postJson(options.provider, url, headers, encoded.body, options, signal)
-      const body = connection.response.body
-      if (!body) throw new ProviderStreamError('the response has no body; the server does not stream.')
-      const decoder = codec.createStreamDecoder(encoded.strictTools)
-      for await (const batch of readSseBatches(body, connection.read)) {
-        for (const message of batch) {
-          if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
-          const events = decoder.push(message)
-          for (const event of events) yield event
-          if (decoder.finished) return
+      try {
+        const body = connection.response.body
+        if (!body) throw new ProviderStreamError('the response has no body; the server does not stream.')
+        const decoder = codec.createStreamDecoder(encoded.strictTools)
+        const budget = new OutputBudget(limits.maxOutputChars)
+        const batches = readSseBatches(body, connection.read, { maxEventChars: limits.maxEventChars })
+        for await (const batch of batches) {
+          for (const message of batch) {
+            if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
+            const events = decoder.push(message)
+            for (const event of events) {
+              // Only output is progress: keep-alives decode to nothing, and an empty delta is not
+              // output either (it is dropped), so neither can hold the idle timer off.
+              if (!budget.charge(event)) continue
+              connection.progress()
+              yield event
+            }
+            if (decoder.finished) return
+          }
         }
+        if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
+        yield* decoder.end()
+      } finally {
+        connection.close()
       }
-      if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
-      yield* decoder.end()
     },
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<DecodedResponse> {
       const encoded = encode(request, false)
       const connection = await postJson(options.provider, url, headers, encoded.body, options, signal)
       let text: string
       try {
-        text = await connection.response.text()
-      } catch (error) {
-        if (signal?.aborted) throw new ProviderAbortedError(signal.reason)
-        throw new ProviderStreamError(`the connection broke while reading the response (${String(error)}).`)
+        text = await readText(connection)
+      } finally {
+        connection.close()
       }
       let json: unknown
       try {
@@ -92,7 +107,25 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
           `${options.provider} answered with a body that is not JSON: ${text.slice(0, 200)}`,
         )
       }
-      return codec.decodeResponse(json)
+      const decoded = codec.decodeResponse(json)
+      const budget = new OutputBudget(limits.maxOutputChars)
+      for (const part of decoded.message.parts) budget.chargePart(part)
+      return decoded
     },
+  }
+}
+
+/** A whole (non-streamed) body under the connection's caps; every chunk of it is progress. */
+async function readText(connection: Connection): Promise<string> {
+  const body = connection.response.body
+  if (!body) return ''
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  for (;;) {
+    const { done, value } = await connection.read(reader)
+    if (done) return text + decoder.decode()
+    if (value.byteLength > 0) connection.progress()
+    text += decoder.decode(value, { stream: true })
   }
 }

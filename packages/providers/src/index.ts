@@ -52,19 +52,18 @@ export {
   truncatedCallText,
 } from './stop-reasons.js'
 export {
+  type ErrorBodyCut,
   ProviderAbortedError,
   ProviderError,
   type ProviderErrorKind,
   ProviderHttpError,
+  ProviderLimitError,
   ProviderNetworkError,
   ProviderStreamError,
   ProviderTimeoutError,
+  type ResponseLimit,
+  type TimeoutPhase,
 } from './transport/errors.js'
-export {
-  type Connection,
-  postJson,
-  type RetryInfo,
-  retryAfterMs,
-  type TransportOptions,
-} from './transport/http.js'
+export { type Connection, postJson, type RetryInfo, retryAfterMs } from './transport/http.js'
+export { resolveTransport, TRANSPORT_DEFAULTS, type TransportOptions } from './transport/settings.js'
 export { parseSseText, readSse, readSseBatches, type SseMessage } from './transport/sse.js'

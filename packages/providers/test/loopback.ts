@@ -86,3 +86,59 @@ export function status(code: number, body: unknown, headers: Record<string, stri
     res.end(JSON.stringify(body))
   }
 }
+
+/** Bytes a hostile handler managed to send before the client went away. */
+export interface Sent {
+  bytes: number
+}
+
+/**
+ * Write `head`, then `piece()` again and again, as fast as the client reads, until the client
+ * closes the connection (an endless body; backpressure keeps the server's own memory flat).
+ */
+export function endless(
+  code: number,
+  contentType: string,
+  head: string,
+  piece: () => string,
+  sent: Sent = { bytes: 0 },
+): Handler {
+  return (_req, res) =>
+    new Promise<void>((resolve) => {
+      res.writeHead(code, { 'content-type': contentType })
+      let open = true
+      res.on('close', () => {
+        open = false
+        resolve()
+      })
+      const write = (text: string) => {
+        sent.bytes += Buffer.byteLength(text)
+        return res.write(text)
+      }
+      const pump = () => {
+        while (open) if (!write(piece())) return void res.once('drain', pump)
+      }
+      if (write(head)) pump()
+      else res.once('drain', pump)
+    })
+}
+
+/** Write `head`, then `piece()` every `everyMs` until the client closes the connection. */
+export function drip(
+  code: number,
+  contentType: string,
+  head: string,
+  piece: () => string,
+  everyMs: number,
+): Handler {
+  return (_req, res) =>
+    new Promise<void>((resolve) => {
+      res.writeHead(code, { 'content-type': contentType })
+      res.write(head)
+      const timer = setInterval(() => res.write(piece()), everyMs)
+      res.on('close', () => {
+        clearInterval(timer)
+        resolve()
+      })
+    })
+}

@@ -1,6 +1,6 @@
 // Errors of the transport and the codecs. Each message says what happened and what to do next.
 
-export type ProviderErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'stream' | 'decode'
+export type ProviderErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'stream' | 'decode' | 'limit'
 
 export class ProviderError extends Error {
   override readonly name: string = 'ProviderError'
@@ -21,15 +21,33 @@ export class ProviderHttpError extends ProviderError {
   constructor(
     readonly provider: string,
     override readonly status: number,
-    /** The provider's own error message, when the body had one. */
+    /** The provider's own error message, when the body had one (at most 300 characters). */
     readonly providerMessage: string,
     readonly attempts: number,
+    /** The error body was not read to its end: which limit stopped the reading. */
+    readonly bodyCut?: ErrorBodyCut,
   ) {
     super(
       'http',
-      `${provider} returned HTTP ${status}${providerMessage ? `: ${providerMessage}` : ''}. ${hint(status, attempts)}`,
+      `${provider} returned HTTP ${status}${providerMessage ? `: ${providerMessage}` : ''}${bodyCut ? ` (${cutNote(bodyCut)})` : ''}. ${hint(status, attempts)}`,
       status,
     )
+  }
+}
+
+/** Why an error body was read only in part: its size, or the time it took. */
+export type ErrorBodyCut =
+  | { readonly limit: 'maxErrorBodyBytes'; readonly bytes: number }
+  | { readonly limit: 'timeoutMs'; readonly ms: number }
+
+function cutNote(cut: ErrorBodyCut): string {
+  switch (cut.limit) {
+    case 'maxErrorBodyBytes':
+      return `error body cut at ${cut.bytes} bytes, maxErrorBodyBytes`
+    case 'timeoutMs':
+      return `error body cut after ${cut.ms} ms, timeoutMs`
+    default:
+      return assertNever(cut)
   }
 }
 
@@ -63,18 +81,47 @@ export class ProviderNetworkError extends ProviderError {
   }
 }
 
+/** Which wait ran out: the response headers, new output inside a stream, or the whole request. */
+export type TimeoutPhase = 'response' | 'stream' | 'total'
+
+const TIMEOUT_TEXT = {
+  response: (ms) =>
+    `no response within ${ms} ms (timeoutMs). The server may be overloaded; try again or raise timeoutMs.`,
+  stream: (ms) =>
+    `no new output for ${ms} ms (timeoutMs; keep-alive comments and pings do not count); the reply is incomplete. The server may be overloaded; try again or raise timeoutMs.`,
+  total: (ms) =>
+    `the request took longer than ${ms} ms in total (totalTimeoutMs, retries included); the reply is incomplete. Try again, ask for a shorter reply (lower maxTokens), or raise totalTimeoutMs.`,
+} as const satisfies Record<TimeoutPhase, (ms: number) => string>
+
 export class ProviderTimeoutError extends ProviderError {
   override readonly name = 'ProviderTimeoutError'
   constructor(
     readonly timeoutMs: number,
-    phase: 'response' | 'stream',
+    readonly phase: TimeoutPhase,
   ) {
-    super(
-      'timeout',
-      phase === 'response'
-        ? `no response within ${timeoutMs} ms. The server may be overloaded; try again or raise timeoutMs.`
-        : `the stream stalled for ${timeoutMs} ms. The server may be overloaded; try again or raise timeoutMs.`,
-    )
+    super('timeout', TIMEOUT_TEXT[phase](timeoutMs))
+  }
+}
+
+/** A cap on what one response may bring (DESIGN §7); each names itself and how to raise it. */
+export type ResponseLimit = 'maxResponseBytes' | 'maxEventChars' | 'maxOutputChars'
+
+const LIMIT_TEXT = {
+  maxResponseBytes: (n) =>
+    `the response body passed ${n} bytes (maxResponseBytes); the reply is incomplete and was not used. If the server is sound and its replies really are that large, raise maxResponseBytes.`,
+  maxEventChars: (n) =>
+    `one server-sent event passed ${n} characters (maxEventChars); the reply is incomplete and was not used. If the server is sound and its events really are that large, raise maxEventChars.`,
+  maxOutputChars: (n) =>
+    `the reply passed ${n} characters of text, reasoning and tool arguments (maxOutputChars); it was cut off and must not be used. Ask for a shorter reply (lower maxTokens), or raise maxOutputChars.`,
+} as const satisfies Record<ResponseLimit, (n: number) => string>
+
+export class ProviderLimitError extends ProviderError {
+  override readonly name = 'ProviderLimitError'
+  constructor(
+    readonly limit: ResponseLimit,
+    readonly max: number,
+  ) {
+    super('limit', LIMIT_TEXT[limit](max))
   }
 }
 
@@ -91,4 +138,8 @@ export class ProviderStreamError extends ProviderError {
   constructor(message: string, status?: number) {
     super('stream', message, status)
   }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected ${JSON.stringify(value)}`)
 }

@@ -1,6 +1,11 @@
-// Server-sent events over a fetch body, with an idle timeout and abort. The parser is
-// eventsource-parser (spec-compliant line handling, CR/LF splits across chunks).
-import { createParser, type EventSourceMessage } from 'eventsource-parser'
+// Server-sent events over a fetch body. The parser is eventsource-parser (spec-compliant line
+// handling, CR/LF splits across chunks). It reports only dispatched events: comments, blank lines,
+// `id:`/`retry:` and unknown fields never reach the caller, so they can never count as progress.
+// Its `maxBufferSize` bounds one event (data lines plus any unterminated line): past it the read
+// ends with ProviderLimitError('maxEventChars').
+import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser'
+import { ProviderLimitError } from './errors.js'
+import { TRANSPORT_DEFAULTS } from './settings.js'
 
 export type SseMessage = EventSourceMessage
 
@@ -21,9 +26,18 @@ export function parseSseText(text: string): SseMessage[] {
 export async function* readSseBatches(
   body: ReadableStream<Uint8Array>,
   read: (reader: ReadableStreamDefaultReader<Uint8Array>) => Promise<ReadableStreamReadResult<Uint8Array>>,
+  options: { readonly maxEventChars?: number } = {},
 ): AsyncGenerator<SseMessage[]> {
+  const maxEventChars = options.maxEventChars ?? TRANSPORT_DEFAULTS.maxEventChars
   let pending: SseMessage[] = []
-  const parser = createParser({ onEvent: (e) => pending.push(e) })
+  let overflow = false
+  const parser = createParser({
+    onEvent: (e) => pending.push(e),
+    onError: (error: ParseError) => {
+      if (error.type === 'max-buffer-size-exceeded') overflow = true
+    },
+    maxBufferSize: maxEventChars,
+  })
   const decoder = new TextDecoder()
   const reader = body.getReader()
   let finished = false
@@ -32,6 +46,7 @@ export async function* readSseBatches(
       const { done, value } = await read(reader)
       if (done) break
       parser.feed(decoder.decode(value, { stream: true }))
+      if (overflow) throw new ProviderLimitError('maxEventChars', maxEventChars)
       if (pending.length > 0) {
         const batch = pending
         pending = []
@@ -43,7 +58,8 @@ export async function* readSseBatches(
     if (pending.length > 0) yield pending
     finished = true
   } finally {
-    if (!finished) await reader.cancel().catch(() => {})
+    // Not awaited: a body whose cancel never settles must not hold the caller.
+    if (!finished) reader.cancel().catch(() => {})
     reader.releaseLock()
   }
 }
@@ -52,6 +68,7 @@ export async function* readSseBatches(
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
   read: (reader: ReadableStreamDefaultReader<Uint8Array>) => Promise<ReadableStreamReadResult<Uint8Array>>,
+  options: { readonly maxEventChars?: number } = {},
 ): AsyncGenerator<SseMessage> {
-  for await (const batch of readSseBatches(body, read)) yield* batch
+  for await (const batch of readSseBatches(body, read, options)) yield* batch
 }
