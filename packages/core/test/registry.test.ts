@@ -1,6 +1,3 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import {
@@ -12,7 +9,6 @@ import {
   ToolDefinitionError,
   textOutput,
 } from '../src/index.js'
-import { jsonlSink, readSessionLog } from '../src/node/index.js'
 
 const base = {
   description: 'A tool.',
@@ -192,38 +188,6 @@ describe('session log', () => {
       '{"seq":1,"type":"fs/observed","__proto__":{"isError":true},"callId":"c1"}',
     )
     expect(Object.isFrozen(event)).toBe(true)
-  })
-
-  it('JSONL: append-only; a torn last line is detected and skipped; earlier events are never lost', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolgate-log-'))
-    const path = join(dir, 'session.jsonl')
-    const sink = jsonlSink(path)
-    const runtime = createRuntime({ session: sink })
-    runtime.register(defineTool({ ...base, name: 'e', execute: () => 'done' }))
-    await runtime.execute({ callId: 'a', name: 'e', arguments: {} })
-    sink.close()
-    const clean = readSessionLog(path)
-    expect(clean.events.map((e) => e.type)).toEqual(['tool/call', 'tool/result'])
-    expect(clean.tornTail).toBe(undefined)
-    // A crash mid-write leaves half a line.
-    writeFileSync(path, `${readFileSync(path, 'utf8')}{"seq":3,"type":"tool/ca`)
-    const torn = readSessionLog(path)
-    expect(torn.events).toHaveLength(2)
-    expect(torn.tornTail).toEqual({ line: 3, text: '{"seq":3,"type":"tool/ca' })
-    // Continuing the log appends after what was there (never truncates).
-    const again = jsonlSink(path)
-    again.write({ seq: 9, type: 'x' } as never)
-    again.close()
-    expect(readFileSync(path, 'utf8').startsWith(readFileSync(path, 'utf8').split('\n')[0]!)).toBe(true)
-  })
-
-  it('JSONL: corruption before the last line is an error naming the line', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'toolgate-log-'))
-    const path = join(dir, 'bad.jsonl')
-    writeFileSync(path, '{"seq":1,"type":"a"}\nnot json\n{"seq":3,"type":"c"}\n')
-    expect(() => readSessionLog(path)).toThrow(
-      `session log ${path} line 2 is not valid JSON; the file is corrupt`,
-    )
   })
 })
 

@@ -1,24 +1,37 @@
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs'
 import { stringifyJson } from '../json/stringify.js'
 import type { SessionEvent, SessionSink } from '../session/log.js'
 
 // JSONL session files: append-only, one event per line, each written with one write(2) so a
-// crash can tear at most the last line. Reading skips (and reports) a torn last line; a bad
-// line anywhere else is corruption and is reported with its line number, never silently lost.
+// crash can tear at most the last line. A log is continued, never truncated: when its last line
+// is torn (no final newline), a newline is appended first, so the torn text stays one bad line
+// that readers skip and report, and the first new event starts a line of its own. Without it the
+// new event would be glued to the torn text and both would be lost.
 
 export interface JsonlSink extends SessionSink {
   readonly path: string
+  /** The file ended in a torn line when it was opened; a newline was appended to close it. */
+  readonly repairedTornTail: boolean
   close(): void
 }
 
 /** Append events to `path` (created if missing; an existing log is continued, not truncated). */
 export function jsonlSink(path: string, options?: { keep?: boolean }): JsonlSink {
-  const fd = openSync(path, 'a')
+  // a+: appends go to the end whatever the offset; reads (of the last byte) are positional.
+  const fd = openSync(path, 'a+')
+  let repairedTornTail = false
+  try {
+    repairedTornTail = terminateTornTail(fd)
+  } catch (error) {
+    closeSync(fd)
+    throw error
+  }
   const kept: SessionEvent[] = []
   const keep = options?.keep ?? false
   let closed = false
   return {
     path,
+    repairedTornTail,
     write(event) {
       if (closed) throw new Error(`session log ${path} is closed`)
       writeSync(fd, `${stringifyJson(event)}\n`)
@@ -33,47 +46,13 @@ export function jsonlSink(path: string, options?: { keep?: boolean }): JsonlSink
   }
 }
 
-export interface SessionLogReadResult {
-  readonly events: readonly SessionEvent[]
-  /** A torn final line (crash while writing): skipped, reported here. */
-  readonly tornTail?: { readonly line: number; readonly text: string }
-}
-
-export class SessionLogError extends Error {
-  override readonly name = 'SessionLogError'
-}
-
-/** Read a JSONL session log; hostile input gets a clear error naming the line. */
-export function readSessionLog(path: string): SessionLogReadResult {
-  if (!existsSync(path)) throw new SessionLogError(`session log ${path} does not exist`)
-  const text = readFileSync(path, 'utf8')
-  const lines = text.split('\n')
-  const endsClean = text.endsWith('\n') || text === ''
-  if (endsClean) lines.pop()
-  const events: SessionEvent[] = []
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!
-    const last = i === lines.length - 1
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(line)
-    } catch {
-      if (last && !endsClean) return { events, tornTail: { line: i + 1, text: line } }
-      throw new SessionLogError(`session log ${path} line ${i + 1} is not valid JSON; the file is corrupt`)
-    }
-    if (!isEvent(parsed)) {
-      if (last && !endsClean) return { events, tornTail: { line: i + 1, text: line } }
-      throw new SessionLogError(
-        `session log ${path} line ${i + 1} is not a session event ({ seq, type, ... })`,
-      )
-    }
-    events.push(parsed)
-  }
-  return { events }
-}
-
-function isEvent(value: unknown): value is SessionEvent {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const v = value as { seq?: unknown; type?: unknown }
-  return typeof v.seq === 'number' && Number.isInteger(v.seq) && typeof v.type === 'string'
+/** If the file's last byte is not a newline, append one. True when it did. */
+function terminateTornTail(fd: number): boolean {
+  const { size } = fstatSync(fd)
+  if (size === 0) return false
+  const last = Buffer.alloc(1)
+  readSync(fd, last, 0, 1, size - 1)
+  if (last[0] === 0x0a) return false
+  writeSync(fd, '\n')
+  return true
 }
