@@ -1,9 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { main } from '../src/index.js'
 import { testIO } from './helpers.js'
+import { call, finish, modelServer, text } from './model-server.js'
 
 const fixture = join(import.meta.dirname, 'fixtures', 'torn-session.jsonl')
 
@@ -68,29 +69,99 @@ describe('toolgate replay', () => {
     )
   })
 
-  test('a corrupt line in the middle is an error naming the line (exit 3); so is a missing file', async () => {
+  test('a corrupt line in the middle is reported with its number and skipped (exit 0); a missing file is exit 3', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-replay-'))
     const bad = join(dir, 'bad.jsonl')
     writeFileSync(
       bad,
-      '{"seq":1,"type":"tool/call","callId":"a","name":"read","arguments":{}}\nnot json\n{"seq":3,"type":"x"}\n',
+      '{"seq":1,"type":"tool/call","callId":"a","name":"mcp__x__y","arguments":{"q":1}}\nnot json\n{"seq":3,"type":"tool/result","callId":"a","name":"mcp__x__y","isError":false,"content":[{"type":"text","text":"fine"}]}\n',
     )
     const a = testIO()
-    expect(await main(['replay', bad], a.io)).toBe(3)
-    expect(a.stderr.text()).toBe(
-      `toolgate replay: session log ${bad} line 2 is not valid JSON; the file is corrupt\n`,
+    expect(await main(['replay', bad], a.io)).toBe(0)
+    expect(a.stdout.text()).toBe(
+      `toolgate replay ${bad}\n\n▸ mcp__x__y {"q":1}\n✓ mcp__x__y {"q":1}\n  │ fine\n\nSummary\n  calls     1: 1 ok\n  time      tools 0ms in total, slowest mcp__x__y 0ms\n  approvals none asked\n  events    2\n`,
     )
-    expect(a.stdout.text()).toBe('')
+    expect(a.stderr.text()).toBe(
+      'toolgate replay: notice: line 2 is not valid JSON (a session cut off while writing leaves one such line); it was skipped.\n',
+    )
 
     const b = testIO()
     expect(await main(['replay', join(dir, 'nope.jsonl')], b.io)).toBe(3)
     expect(b.stderr.text()).toBe(`toolgate replay: session log ${join(dir, 'nope.jsonl')} does not exist\n`)
+    expect(b.stdout.text()).toBe('')
 
     const c = testIO()
     expect(await main(['replay'], c.io)).toBe(2)
     expect(c.stderr.text()).toBe(
       'toolgate replay: missing argument <log> (the session log (a .jsonl file written by demo or run)). See `toolgate replay --help`.\n',
     )
+  })
+
+  test('a run appended to a log with a torn tail: the tail is closed first, both sessions replay', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-replay-append-'))
+    const log = join(dir, 'session.jsonl')
+    copyFileSync(fixture, log)
+    writeFileSync(join(dir, 'notes.txt'), 'milk\n')
+    const server = await modelServer([
+      [call(0, 'call_n', 'read', { path: 'notes.txt' }), finish('tool_calls')],
+      [text('It says milk.'), finish('stop')],
+    ])
+    try {
+      const argv = [
+        'run',
+        '--provider',
+        'openai',
+        '--base-url',
+        server.baseUrl,
+        '--model',
+        'm',
+        '--root',
+        dir,
+      ]
+      expect(await main([...argv, '--log', log, 'read my notes'], testIO().io)).toBe(0)
+    } finally {
+      await server.close()
+    }
+    // The torn line was closed with a newline: the new session starts on a line of its own.
+    const lines = readFileSync(log, 'utf8').split('\n')
+    expect(lines[19]).toBe('{"seq":20,"type":"tool/call","callId":"demo_read_index","name":"re')
+    expect(JSON.parse(lines[20]!)).toMatchObject({
+      seq: 1,
+      type: 'tool/call',
+      callId: 'call_n',
+      name: 'read',
+    })
+
+    const r = testIO()
+    expect(await main(['replay', log], r.io)).toBe(0)
+    const out = r.stdout.text().replace(log, '<log>')
+    // The first session's cards as before, then the new session's card.
+    expect(out.startsWith(EXPECTED.slice(0, EXPECTED.indexOf('\nSummary')))).toBe(true)
+    expect(out).toMatch(
+      /\n✓ read notes\.txt · line 1 of 1 {2}\d+ms\n {2}│ 1 {2}milk\n\nSummary\n {2}calls {5}6: 6 ok\n/,
+    )
+    expect(r.stderr.text()).toBe(
+      'toolgate replay: notice: line 20 is not valid JSON (a session cut off while writing leaves one such line); it was skipped.\n',
+    )
+  })
+
+  test('a file with no session event at all is exit 3; a file of only bad lines past the limit too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-replay-'))
+    const notes = join(dir, 'notes.txt')
+    writeFileSync(notes, 'hello\nworld\n')
+    const a = testIO()
+    expect(await main(['replay', notes], a.io)).toBe(3)
+    expect(a.stderr.text()).toBe(
+      `toolgate replay: ${notes} has no session event (2 lines are not session events); it is not a session log.\n`,
+    )
+    const big = join(dir, 'big.txt')
+    writeFileSync(big, 'x\n'.repeat(5000))
+    const b = testIO()
+    expect(await main(['replay', big], b.io)).toBe(3)
+    expect(b.stderr.text()).toBe(
+      `toolgate replay: session log ${big}: more than 1000 lines are not session events; it is not a session log, or it is badly damaged.\n`,
+    )
+    expect([a.stdout.text(), b.stdout.text()]).toEqual(['', ''])
   })
 
   test('a live demo and the replay of its log print the same cards', async () => {

@@ -12,6 +12,7 @@ import type { CliIO } from '../io.js'
 import { colorEnabled, createStyle, type Style } from '../render/colors.js'
 import { createScreen, type Screen } from '../render/progress.js'
 import { createRunView, type RunStats, renderSummary } from '../render/run-view.js'
+import { terminalSafe } from '../render/terminal-text.js'
 import { overlapProbe } from '../session/overlap.js'
 import { type ApprovalMode, createSession, type Preset, type SessionSetup } from '../wiring.js'
 
@@ -69,7 +70,8 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   if (io.interrupt?.aborted) interrupt()
   io.interrupt?.addEventListener('abort', interrupt, { once: true })
 
-  const sink = jsonlSink(o.logPath, { keep: true })
+  // Written, not kept: a long session must not hold every event in memory (issue 13 §4).
+  const sink = jsonlSink(o.logPath)
   const tap = sessionTap(sink)
   const probe = overlapProbe()
   const started = performance.now()
@@ -103,7 +105,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
     parallel: probe.overlapped,
   })
   const title = (request: ApprovalRequest) =>
-    view.describe(request.callId) ?? `${request.toolName} (${request.callId})`
+    view.describe(request.callId) ?? terminalSafe(`${request.toolName} (${request.callId})`)
 
   // The pending card is printed by the event consumer; yield once so it is on screen before we ask.
   const settleScreen = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -117,7 +119,8 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
         const d = session.policy.describe(request)
         return {
           title: title(request),
-          ...(d.reason ? { reason: d.reason } : {}),
+          // The reason quotes the model's command: terminal-safe before the prompt prints it.
+          ...(d.reason ? { reason: terminalSafe(d.reason) } : {}),
           offerSession: d.offerSession,
         }
       },
@@ -165,7 +168,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
           : EXIT.failed
   } catch (error) {
     screen.print(
-      `${style.red('■')} the run failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      `${style.red('■')} the run failed: ${terminalSafe(error instanceof Error ? error.message : String(error))}\n`,
     )
     code = interrupted ? EXIT.interrupted : EXIT.failed
   } finally {

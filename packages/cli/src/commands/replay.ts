@@ -1,16 +1,19 @@
 // `toolgate replay <session.jsonl>`: re-render a session's cards from the log alone. The cards are
 // recomputed from the built-in tools' pure presentCall / presentResult with the logged arguments
 // and result (seed 000: presenters are pure so a replay prints what the live run printed); a tool
-// the CLI does not know gets the generic card.
+// the CLI does not know gets the generic card. The log is read as a stream and rendered as it is
+// read: memory holds the calls still waiting for their result, never the whole log. A line that is
+// not a session event (a crash tore it) is skipped and reported on stderr with its number.
 import { resolve } from 'node:path'
 import type { JsonValue, ToolCallView, ToolResult } from '@toolgate/core'
-import { readSessionLog, SessionLogError } from '@toolgate/core/node'
+import { readSessionEntries, SessionLogError, type SessionLogIssue } from '@toolgate/core/node'
 import type { CommandSpec, ParsedArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { renderCallCard, renderResultCard } from '../render/cards.js'
 import { colorEnabled, createStyle } from '../render/colors.js'
 import { emptyStats, type RunStats, renderSummary } from '../render/run-view.js'
+import { terminalSafe } from '../render/terminal-text.js'
 import { builtinCardSource } from '../wiring.js'
 
 export const replaySpec: CommandSpec = {
@@ -21,19 +24,14 @@ export const replaySpec: CommandSpec = {
   ],
   options: [],
   epilog:
-    'Exit codes: 0 replayed (a torn last line is reported and skipped), 3 the log is missing or corrupt.',
+    'Exit codes: 0 replayed (lines that are not session events are reported and skipped), 3 the log is missing, unreadable or not a session log.',
 }
+
+/** Skipped lines reported one by one; past this only their count (a damaged file stays readable). */
+const NOTICES = 20
 
 export async function replayCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
   const path = resolve(io.cwd, parsed.positionals[0]!)
-  let log: ReturnType<typeof readSessionLog>
-  try {
-    log = readSessionLog(path)
-  } catch (error) {
-    const message = error instanceof SessionLogError ? error.message : `cannot read ${path}: ${String(error)}`
-    io.stderr.write(`toolgate replay: ${message}\n`)
-    return EXIT.config
-  }
   const style = createStyle(colorEnabled(io.stdout, io.env))
   const width = Math.max(40, (io.stdout.isTTY ? io.stdout.columns : undefined) ?? 160)
   const cards = await builtinCardSource(io.cwd)
@@ -41,69 +39,110 @@ export async function replayCommand(parsed: ParsedArgs, io: CliIO): Promise<Exit
   const stats: RunStats = emptyStats()
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
   const out = (text: string) => io.stdout.write(text)
+  const fail = (message: string) => {
+    io.stderr.write(`toolgate replay: ${terminalSafe(message)}\n`)
+    return EXIT.config
+  }
 
-  out(`${style.bold('toolgate replay')} ${style.dim(path)}\n\n`)
   // Sub-calls of run_code programs are not model-level calls: the live view shows only their
   // run_code card, so the replay counts them apart and shows no card of their own.
   const subCalls = new Set<string>()
-  for (const event of log.events) {
-    if ((event.type === 'tool/call' || event.type === 'tool/result') && subCalls.has(String(event.callId)))
-      continue
-    switch (event.type) {
-      case 'tool/call': {
-        if (typeof event.parentCallId === 'string') {
-          subCalls.add(String(event.callId))
+  let subCallCount = 0
+  let events = 0
+  const notices: SessionLogIssue[] = []
+  let skipped = 0
+  let started = false
+  try {
+    for await (const entry of readSessionEntries(path, io.interrupt ? { signal: io.interrupt } : {})) {
+      if (entry.kind === 'issue') {
+        skipped++
+        if (notices.length < NOTICES) notices.push(entry.issue)
+        continue
+      }
+      if (!started) {
+        // The header waits for the first event, so a missing file or one that is not a session
+        // log prints nothing on stdout.
+        started = true
+        out(`${style.bold('toolgate replay')} ${style.dim(terminalSafe(path))}\n\n`)
+      }
+      events++
+      const event = entry.event
+      const callId = String(event.callId)
+      if (event.type === 'tool/call' || event.type === 'tool/result') {
+        if (subCalls.has(callId)) {
+          if (event.type === 'tool/result') subCalls.delete(callId)
           continue
         }
-        const name = typeof event.name === 'string' ? event.name : '?'
-        const callId = String(event.callId)
-        const args: JsonValue | { raw: string } =
-          'arguments' in event
-            ? (event.arguments as JsonValue)
-            : { raw: typeof event.argumentsText === 'string' ? event.argumentsText : '' }
-        const view = isRaw(args) ? undefined : cards.call(name, args)
-        calls.set(callId, { name, args, ...(view ? { view } : {}) })
-        out(renderCallCard({ name, args, ...(view ? { view } : {}) }, style, { width }))
-        break
       }
-      case 'tool/result': {
-        const result = event as unknown as ToolResult
-        const callId = String(event.callId)
-        const call = calls.get(callId) ?? { name: String(event.name), args: { raw: '' } }
-        const resultView = isRaw(call.args) ? undefined : cards.result(call.name, call.args, result)
-        out(renderResultCard({ ...call, result, ...(resultView ? { resultView } : {}) }, style, { width }))
-        stats.calls++
-        bump(stats.outcomes, result.isError ? (result.error?.kind ?? 'error') : 'ok')
-        const ms = result.timing?.durationMs ?? 0
-        stats.toolMs += ms
-        if (!stats.slowest || ms > stats.slowest.ms) stats.slowest = { name: call.name, callId, ms }
-        break
+      switch (event.type) {
+        case 'tool/call': {
+          if (typeof event.parentCallId === 'string') {
+            subCalls.add(callId)
+            subCallCount++
+            continue
+          }
+          const name = typeof event.name === 'string' ? event.name : '?'
+          const args: JsonValue | { raw: string } =
+            'arguments' in event
+              ? (event.arguments as JsonValue)
+              : { raw: typeof event.argumentsText === 'string' ? event.argumentsText : '' }
+          const view = isRaw(args) ? undefined : cards.call(name, args)
+          calls.set(callId, { name, args, ...(view ? { view } : {}) })
+          out(renderCallCard({ name, args, ...(view ? { view } : {}) }, style, { width }))
+          break
+        }
+        case 'tool/result': {
+          const result = event as unknown as ToolResult
+          const call = calls.get(callId) ?? { name: String(event.name), args: { raw: '' } }
+          calls.delete(callId) // settled: its card is printed, nothing refers to it again
+          const resultView = isRaw(call.args) ? undefined : cards.result(call.name, call.args, result)
+          out(renderResultCard({ ...call, result, ...(resultView ? { resultView } : {}) }, style, { width }))
+          stats.calls++
+          bump(stats.outcomes, result.isError ? (result.error?.kind ?? 'error') : 'ok')
+          const ms = result.timing?.durationMs ?? 0
+          stats.toolMs += ms
+          if (!stats.slowest || ms > stats.slowest.ms) stats.slowest = { name: call.name, callId, ms }
+          break
+        }
+        case 'approval/asked':
+          stats.approvalsAsked++
+          out(
+            `  ${style.yellow('?')} ${style.bold('approval')} asked for ${terminalSafe(String(event.toolName))} (${terminalSafe(callId)})${typeof event.displayReason === 'string' ? `: ${terminalSafe(event.displayReason)}` : ''}\n`,
+          )
+          break
+        case 'approval/decided':
+          bump(stats.approvals, String(event.outcome))
+          out(
+            `  ${event.outcome === 'allowed-once' ? style.green('✓') : style.red('✗')} ${style.bold('approval')} ${terminalSafe(String(event.outcome))} (${terminalSafe(callId)})\n`,
+          )
+          break
+        default:
+          break
       }
-      case 'approval/asked':
-        stats.approvalsAsked++
-        out(
-          `  ${style.yellow('?')} ${style.bold('approval')} asked for ${String(event.toolName)} (${String(event.callId)})${typeof event.displayReason === 'string' ? `: ${event.displayReason}` : ''}\n`,
-        )
-        break
-      case 'approval/decided':
-        bump(stats.approvals, String(event.outcome))
-        out(
-          `  ${event.outcome === 'allowed-once' ? style.green('✓') : style.red('✗')} ${style.bold('approval')} ${String(event.outcome)} (${String(event.callId)})\n`,
-        )
-        break
-      default:
-        break
     }
+  } catch (error) {
+    if (io.interrupt?.aborted && error === io.interrupt.reason) return EXIT.interrupted
+    return fail(error instanceof SessionLogError ? error.message : `cannot read ${path}: ${String(error)}`)
   }
-  const extra: [string, string][] = [['events', String(log.events.length)]]
-  if (subCalls.size > 0) extra.push(['sub-calls', `${subCalls.size} inside run_code programs`])
-  out(`\n${renderSummary({ stats, extra }, style)}`)
-  if (log.tornTail) {
-    io.stderr.write(
-      `toolgate replay: notice: the last line (${log.tornTail.line}) is incomplete — the session was cut off while writing; it was skipped.\n`,
+  if (events === 0 && skipped > 0)
+    return fail(
+      `${path} has no session event (${skipped} ${skipped === 1 ? 'line is' : 'lines are'} not session events); it is not a session log.`,
     )
-  }
+  if (!started) out(`${style.bold('toolgate replay')} ${style.dim(terminalSafe(path))}\n\n`)
+  const extra: [string, string][] = [['events', String(events)]]
+  if (subCallCount > 0) extra.push(['sub-calls', `${subCallCount} inside run_code programs`])
+  out(`\n${renderSummary({ stats, extra }, style)}`)
+  for (const issue of notices) io.stderr.write(`toolgate replay: notice: ${noticeText(issue)}\n`)
+  if (skipped > notices.length)
+    io.stderr.write(`toolgate replay: notice: ${skipped - notices.length} more lines were skipped.\n`)
   return EXIT.ok
+}
+
+function noticeText(issue: SessionLogIssue): string {
+  // The last line torn by a crash is the common case: say it in the words people know.
+  return issue.kind === 'torn-tail'
+    ? `the last line (${issue.line}) is incomplete — the session was cut off while writing; it was skipped.`
+    : issue.message
 }
 
 function isRaw(args: JsonValue | { raw: string }): args is { raw: string } {

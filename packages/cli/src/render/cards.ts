@@ -1,9 +1,12 @@
 // Terminal cards (seed 001 §6.12): a pending card when a call is complete in the stream, a settled
 // card when its result is final. Cards are built only from the tool's pure presentCall /
 // presentResult views (or a generic fallback), so a live run and a replay of its log print the
-// same text. Pure functions: (input, style) -> text; the caller decides where it goes.
+// same text. Pure functions: (input, style) -> text; the caller decides where it goes. Every field
+// of the input is untrusted (the model names the tool and writes the arguments; tools echo what
+// they read): each exported function makes its input terminal-safe first (terminal-text.ts).
 import type { ContentBlock, JsonValue, ToolCallView, ToolResultView } from '@toolgate/core'
 import type { Style } from './colors.js'
+import { terminalSafe, terminalSafeDeep } from './terminal-text.js'
 
 /** The parts of a ToolResult a card needs (a live result or one read back from a session log). */
 export interface ResultLike {
@@ -36,7 +39,8 @@ export interface CardOptions {
 
 const BAR = '│'
 
-export function renderCallCard(input: CallCardInput, style: Style, options: CardOptions = {}): string {
+export function renderCallCard(untrusted: CallCardInput, style: Style, options: CardOptions = {}): string {
+  const input = safeCall(untrusted)
   const width = options.width ?? 160
   const head = `${style.cyan('▸')} ${style.bold(input.name)} ${callDetail(input)}`
   const lines = [clip(head, width, style)]
@@ -46,7 +50,12 @@ export function renderCallCard(input: CallCardInput, style: Style, options: Card
   return `${lines.join('\n')}\n`
 }
 
-export function renderResultCard(input: ResultCardInput, style: Style, options: CardOptions = {}): string {
+export function renderResultCard(
+  untrusted: ResultCardInput,
+  style: Style,
+  options: CardOptions = {},
+): string {
+  const input = safeResult(untrusted)
   const width = options.width ?? 160
   const maxLines = options.maxLines ?? 8
   const { result } = input
@@ -170,8 +179,9 @@ export function renderResultCard(input: ResultCardInput, style: Style, options: 
   }
 }
 
-/** One line describing the call, from its call view, else its arguments. */
-export function callDetail(input: CallCardInput): string {
+/** One line describing the call, from its call view, else its arguments (terminal-safe). */
+export function callDetail(untrusted: CallCardInput): string {
+  const input = safeCall(untrusted)
   const view = input.view
   if (!view) return compactArgs(input.args)
   switch (view.card) {
@@ -183,6 +193,36 @@ export function callDetail(input: CallCardInput): string {
       return view.path
     default:
       return assertNever(view)
+  }
+}
+
+function safeCall<T extends CallCardInput>(input: T): T {
+  const name = terminalSafe(input.name)
+  const args = terminalSafeDeep(input.args)
+  const view = terminalSafeDeep(input.view)
+  return name === input.name && args === input.args && view === input.view
+    ? input
+    : { ...input, name, args, view }
+}
+
+/** The fields a result card reads, terminal-safe (the result's value and meta are never printed). */
+function safeResult(input: ResultCardInput): ResultCardInput {
+  const call = safeCall(input)
+  const { result } = input
+  const content = terminalSafeDeep(result.content)
+  const error = terminalSafeDeep(result.error)
+  const resultView = terminalSafeDeep(input.resultView)
+  if (
+    call === input &&
+    content === result.content &&
+    error === result.error &&
+    resultView === input.resultView
+  )
+    return input
+  return {
+    ...call,
+    result: { ...result, content, ...(error ? { error } : {}) },
+    ...(resultView ? { resultView } : {}),
   }
 }
 

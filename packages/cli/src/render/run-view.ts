@@ -7,6 +7,7 @@ import type { OutStream } from '../io.js'
 import { callDetail, formatDuration, renderCallCard, renderResultCard } from './cards.js'
 import type { Style } from './colors.js'
 import type { Screen } from './progress.js'
+import { jsonLine, terminalSafe } from './terminal-text.js'
 
 export interface RunStats {
   calls: number
@@ -62,7 +63,8 @@ export function createRunView(options: RunViewOptions): RunView {
       text = ''
       return
     }
-    const body = text.replace(/\s+$/, '')
+    // The model's text is untrusted: its control sequences are shown, never interpreted.
+    const body = terminalSafe(text.replace(/\s+$/, ''))
     screen.print(`${textKind === 'reasoning' ? style.dim(body) : body}\n`)
     text = ''
   }
@@ -99,7 +101,7 @@ export function createRunView(options: RunViewOptions): RunView {
     stats,
     describe(callId) {
       const call = calls.get(callId)
-      return call ? `${call.name} ${callDetail(call)}` : undefined
+      return call ? `${terminalSafe(call.name)} ${callDetail(call)}` : undefined
     },
     onEvent(event) {
       record(event)
@@ -111,7 +113,8 @@ export function createRunView(options: RunViewOptions): RunView {
         })
       }
       if (options.json) {
-        options.json.write(`${JSON.stringify(event)}\n`)
+        options.json.write(jsonLine(event))
+        if (event.type === 'tool-result') calls.delete(event.callId)
         return
       }
       switch (event.type) {
@@ -132,13 +135,14 @@ export function createRunView(options: RunViewOptions): RunView {
           flush()
           const call = calls.get(event.callId)!
           screen.print(renderCallCard(call, style, { width }))
-          screen.begin(event.callId, `${event.name} ${callDetail(call)}`)
+          screen.begin(event.callId, `${terminalSafe(event.name)} ${callDetail(call)}`)
           return
         }
         case 'tool-result': {
           flush()
           screen.end(event.callId)
           const call = calls.get(event.callId) ?? { name: event.name, args: { raw: '' } }
+          calls.delete(event.callId) // settled: nothing asks about it again
           screen.print(
             renderResultCard(
               {
@@ -159,7 +163,7 @@ export function createRunView(options: RunViewOptions): RunView {
           flush()
           if (event.reason !== 'completed') {
             screen.print(
-              `${style.red('■')} run ended: ${event.reason}${event.message ? ` — ${event.message}` : ''}\n`,
+              `${style.red('■')} run ended: ${event.reason}${event.message ? ` — ${terminalSafe(event.message)}` : ''}\n`,
             )
           }
           return
@@ -209,7 +213,11 @@ export function renderSummary(input: SummaryInput, style: Style): string {
     ...(input.extra ?? []),
     ...(input.logPath ? ([['log', input.logPath]] as [string, string][]) : []),
   ]
-  const lines = [style.bold('Summary'), ...rows.map(([k, v]) => `  ${style.dim(k.padEnd(10))}${v}`)]
+  // Tool names and outcomes come from the model or a log file: terminal-safe like everything else.
+  const lines = [
+    style.bold('Summary'),
+    ...rows.map(([k, v]) => `  ${style.dim(terminalSafe(k).padEnd(10))}${terminalSafe(v)}`),
+  ]
   return `${lines.join('\n')}\n`
 }
 
