@@ -1,9 +1,18 @@
 // @toolgate/providers: stream decode throughput per codec (vs plain JSON.parse of the same SSE data
-// lines) and the bytes of a representative tools[] per schema dialect (vs raw z.toJSONSchema).
-import { CODECS, readSseBatches, SCHEMA_DIALECTS, toProviderSchema } from '@toolgate/providers'
+// lines), the whole client path with the transport's bounds (idle and total timers, body and event
+// caps, the output budget; vs the same decode without them, both into collectTurn), and the bytes of a representative tools[] per
+// schema dialect (vs raw z.toJSONSchema).
+import {
+  CODECS,
+  collectTurn,
+  createModelClient,
+  readSseBatches,
+  SCHEMA_DIALECTS,
+  toProviderSchema,
+} from '@toolgate/providers'
 import { z } from 'zod'
 
-const RUNS = 5
+const RUNS = 9
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const fmt = (n, d = 1) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 
@@ -147,14 +156,18 @@ function chunksOf(bytes, size = 16 * 1024) {
   return out
 }
 
-async function decodeAll(provider, chunks) {
+function bodyOf(chunks) {
   let i = 0
-  const body = new ReadableStream({
+  return new ReadableStream({
     pull(c) {
       if (i < chunks.length) c.enqueue(chunks[i++])
       else c.close()
     },
   })
+}
+
+async function decodeAll(provider, chunks) {
+  const body = bodyOf(chunks)
   const decoder = CODECS[provider].createStreamDecoder()
   let events = 0
   outer: for await (const batch of readSseBatches(body, (r) => r.read())) {
@@ -192,6 +205,66 @@ for (const [provider, text] of Object.entries(transcripts)) {
   const b = median(base)
   console.log(
     `${provider} stream decode: ${fmt(c)} MB/s median of ${RUNS} runs over ${fmt(mb, 2)} MB (${fmt(c / b, 2)}x JSON.parse of the data lines, ${fmt(b)} MB/s)`,
+  )
+}
+
+// ---- the client path: transport bounds around the same decode ----
+// A fetch that answers from memory, so the line measures what createModelClient adds per chunk and
+// per event (a timer per read, byte and event caps, the output budget, progress), not a socket.
+async function clientAll(provider, chunks) {
+  const client = createModelClient({
+    provider,
+    model: 'm',
+    retries: 0,
+    fetch: async () => new Response(bodyOf(chunks), { headers: { 'content-type': 'text/event-stream' } }),
+  })
+  const request = { messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }] }] }
+  return (await collectTurn(client.stream(request))).message.parts.length
+}
+
+// Baseline: the same decode as an async generator yielding each event (as client.stream does),
+// without the transport: no timers, caps or budget (the body goes through a Response as well).
+async function* bareStream(provider, chunks) {
+  const decoder = CODECS[provider].createStreamDecoder()
+  const body = new Response(bodyOf(chunks)).body
+  for await (const batch of readSseBatches(body, (r) => r.read())) {
+    for (const m of batch) {
+      yield* decoder.push(m)
+      if (decoder.finished) return
+    }
+  }
+  yield* decoder.end()
+}
+
+// Both sides feed collectTurn, the consumer every caller uses, so the ratio is what a turn costs.
+async function bareAll(provider, chunks) {
+  return (await collectTurn(bareStream(provider, chunks))).message.parts.length
+}
+
+for (const [provider, text] of Object.entries(transcripts)) {
+  const bytes = new TextEncoder().encode(text)
+  const chunks = chunksOf(bytes)
+  const mb = bytes.length / 1e6
+  const bare = await bareAll(provider, chunks)
+  const viaClient = await clientAll(provider, chunks) // warm-up, and the same message
+  if (bare !== viaClient)
+    throw new Error(`${provider}: the client gave ${viaClient} parts, the bare decode ${bare}`)
+  const client = []
+  const base = []
+  for (let r = 0; r < RUNS; r++) {
+    globalThis.gc?.()
+    let t = performance.now()
+    await bareAll(provider, chunks)
+    base.push(mb / ((performance.now() - t) / 1000))
+    globalThis.gc?.()
+    t = performance.now()
+    await clientAll(provider, chunks)
+    client.push(mb / ((performance.now() - t) / 1000))
+  }
+  const c = median(client)
+  const b = median(base)
+  console.log(
+    `${provider} client stream + collectTurn with transport bounds: ${fmt(c)} MB/s median of ${RUNS} runs (${fmt(b / c, 2)}x the time of the same generator + collectTurn without the transport, ${fmt(b)} MB/s)`,
   )
 }
 
