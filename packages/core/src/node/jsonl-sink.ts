@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs'
 import { stringifyJson } from '../json/stringify.js'
 import type { SessionEvent, SessionSink } from '../session/log.js'
 
@@ -17,10 +17,16 @@ export interface JsonlSink extends SessionSink {
 
 /** Append events to `path` (created if missing; an existing log is continued, not truncated). */
 export function jsonlSink(path: string, options?: { keep?: boolean }): JsonlSink {
-  // a+: appends go to the end whatever the offset; reads (of the last byte) are positional.
-  const fd = openSync(path, 'a+')
+  // Read-write append (reads of the last byte are positional; writes always go to the end).
+  // O_NONBLOCK: opening a FIFO must not wait for a reader; a regular file is unaffected.
+  const fd = openSync(
+    path,
+    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK,
+    0o644,
+  )
   let repairedTornTail = false
   try {
+    if (!fstatSync(fd).isFile()) throw new Error(`session log ${path} is not a regular file`)
     repairedTornTail = terminateTornTail(fd)
   } catch (error) {
     closeSync(fd)

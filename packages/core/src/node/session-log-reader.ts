@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs'
-import { stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
 import type { SessionEvent } from '../session/log.js'
 
 // Reading a JSONL session log as a stream: line by line, from a fixed-size read buffer, so a log of
@@ -63,7 +63,7 @@ export async function* readSessionEntries(
   ] as const)
     if (!Number.isInteger(value) || value < 1)
       throw new RangeError(`${name} must be a whole number of at least 1; got ${String(value)}.`)
-  await checkFile(path)
+  const handle = await openLog(path)
 
   let bad = 0
   const issue = (line: number, kind: SessionLogIssueKind, text: string): SessionLogEntry => {
@@ -92,7 +92,7 @@ export async function* readSessionEntries(
   let parts: Buffer[] = []
   let size = 0
   let tooLong = false
-  const stream = createReadStream(path, { highWaterMark: 1 << 16 })
+  const stream = handle.createReadStream({ highWaterMark: 1 << 16 })
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (options.signal?.aborted) throw options.signal.reason
@@ -160,17 +160,29 @@ export async function readSessionLog(
   return { events, issues }
 }
 
-async function checkFile(path: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof stat>>
+/**
+ * Open the log and check what was opened: only a regular file is a log (a FIFO or a device would
+ * block or never end). O_NONBLOCK makes the open of a FIFO return at once; it changes nothing for
+ * a regular file. The check is on the descriptor, so a name swapped after it cannot matter.
+ */
+async function openLog(path: string): Promise<FileHandle> {
+  let handle: FileHandle
   try {
-    info = await stat(path)
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new SessionLogError(`session log ${path} does not exist`)
     throw new SessionLogError(`cannot read session log ${path}: ${describe(error)}`)
   }
-  // A FIFO or a device would block or never end: only a regular file is a log.
-  if (!info.isFile()) throw new SessionLogError(`session log ${path} is not a regular file`)
+  const info = await handle.stat().catch(async (error: unknown) => {
+    await handle.close()
+    throw new SessionLogError(`cannot read session log ${path}: ${describe(error)}`)
+  })
+  if (!info.isFile()) {
+    await handle.close()
+    throw new SessionLogError(`session log ${path} is not a regular file`)
+  }
+  return handle
 }
 
 function describeIssue(line: number, kind: SessionLogIssueKind, maxLineBytes: number): string {

@@ -57,7 +57,10 @@ export async function postJson(
   const deadlineAt = performance.now() + s.totalTimeoutMs
   for (let attempt = 1; ; attempt++) {
     const current = new Attempt(signal, deadlineAt, s.totalTimeoutMs)
-    if (current.stopped) throw current.stopped
+    if (current.stopped) {
+      current.dispose()
+      throw current.stopped
+    }
     let response: Response
     const clearFirstByte = current.timer(s.timeoutMs, () => new ProviderTimeoutError(s.timeoutMs, 'response'))
     try {
