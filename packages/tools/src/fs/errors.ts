@@ -2,8 +2,11 @@ import { ToolError } from '@toolgate/core'
 import { type FileKind, KIND_TEXT } from './file-type.js'
 import type { TargetRefusal } from './target-check.js'
 
-/** The tools that open files for content. */
-export type FileTool = 'read' | 'write' | 'edit' | 'grep'
+/** The tools that open files (or directories) by a path the model gives. */
+export type FileTool = 'read' | 'write' | 'edit' | 'grep' | 'glob'
+
+/** Whether the tool only reads (its refusals say "nothing was read"). */
+const reads = (tool: FileTool) => tool === 'read' || tool === 'grep' || tool === 'glob'
 
 /** Turn a Node fs error into a ToolError the model can act on (what happened + what to do next). */
 export function fsError(error: unknown, shown: string, action: string): ToolError {
@@ -45,6 +48,7 @@ const USE = {
   write: 'write only writes regular files',
   edit: 'edit only changes regular files',
   grep: 'grep only searches regular files and directories',
+  glob: 'glob only searches directories',
 } as const satisfies Record<FileTool, string>
 
 /** A FIFO, socket or device where a regular file was expected: refused before it is opened. */
@@ -56,7 +60,7 @@ export function notRegularError(shown: string, kind: FileKind, tool: FileTool): 
 
 /** The opened file's real path failed the boundary or protected-path rules (`target-check.ts`). */
 export function refusalError(shown: string, refusal: TargetRefusal, tool: FileTool): ToolError {
-  const verb = tool === 'read' || tool === 'grep' ? 'read' : 'change'
+  const verb = reads(tool) ? 'read' : 'change'
   switch (refusal.kind) {
     case 'outside-workspace':
       return new ToolError(
@@ -87,7 +91,7 @@ export function refusalError(shown: string, refusal: TargetRefusal, tool: FileTo
 /** The file changed identity between lstat, open and the descriptor check (a racing rename). */
 export function changedError(shown: string, tool: FileTool): ToolError {
   return new ToolError(
-    `${shown} changed while ${tool} was opening it (a file or link on its path was replaced), so nothing was ${tool === 'read' || tool === 'grep' ? 'read' : 'changed'}. Try again; if it keeps happening, another program is changing that path.`,
+    `${shown} changed while ${tool} was opening it (a file or link on its path was replaced), so nothing was ${reads(tool) ? 'read' : 'changed'}. Try again; if it keeps happening, another program is changing that path.`,
     { info: { code: 'PATH_CHANGED', path: shown } },
   )
 }

@@ -1,6 +1,16 @@
 import type { BigIntStats } from 'node:fs'
 import { realpathSync } from 'node:fs'
-import { type FileHandle, lstat, mkdir, open, readlink, realpath, rmdir, unlink } from 'node:fs/promises'
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readlink,
+  realpath,
+  rmdir,
+  stat,
+  unlink,
+} from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { ToolError } from '@toolgate/core'
 import type { ToolsEnv } from '../context.js'
@@ -82,7 +92,7 @@ export async function openExisting(
   mode: 'read' | 'modify',
 ): Promise<OpenedFile | 'missing'> {
   if (!CAN_OPEN_SAFELY) throw unsupportedError(target.tool)
-  const verb = target.tool === 'grep' ? 'search' : target.tool
+  const verb = target.tool === 'grep' || target.tool === 'glob' ? 'search' : target.tool
   let path = target.lexical
   let links = 0
   const follow = async () => {
@@ -260,4 +270,38 @@ export async function createFile(env: ToolsEnv, target: Target): Promise<OpenedF
   } finally {
     await dir?.handle.close()
   }
+}
+
+/** What a search (grep, glob) starts from: a directory by its checked real path, or one file. */
+export type SearchTarget =
+  | { readonly kind: 'directory'; readonly real: string }
+  | { readonly kind: 'file'; readonly file: OpenedFile }
+
+/**
+ * Open what grep or glob is pointed at: a directory (links followed, its descriptor's real path
+ * judged like a file's; the walk starts at that real path) or a regular file (`openExisting`).
+ */
+export async function openSearchTarget(env: ToolsEnv, target: Target): Promise<SearchTarget | 'missing'> {
+  if (!CAN_OPEN_SAFELY) throw unsupportedError(target.tool)
+  let isDirectory: boolean
+  try {
+    isDirectory = (await stat(target.lexical)).isDirectory()
+  } catch (error) {
+    if (codeOf(error) === 'ENOENT') return 'missing'
+    throw fsError(error, target.shown, 'search')
+  }
+  if (isDirectory) {
+    let dir: OpenedDir
+    try {
+      dir = await openDirectory(env, target, target.lexical)
+    } catch (error) {
+      if (error instanceof ToolError) throw error
+      if (codeOf(error) === 'ENOENT') return 'missing'
+      throw fsError(error, target.shown, 'search')
+    }
+    await dir.handle.close()
+    return { kind: 'directory', real: dir.real }
+  }
+  const file = await openExisting(env, target, 'read')
+  return file === 'missing' ? 'missing' : { kind: 'file', file }
 }
