@@ -196,3 +196,32 @@ describe('a name swapped between a regular file and a FIFO', () => {
     expect(text(await w.call('read', { path: 'after' }))).toBe('after: lines 1-1 of 1\n     1\tharmless')
   })
 })
+
+describe('a directory swapped for a link out of the workspace during a grep walk (JS backend)', () => {
+  it('never shows the outside file, and every call ends with a result', async () => {
+    const root = tempDir()
+    const outside = tempDir('toolgate-outside-')
+    writeFileSync(join(outside, 'data.txt'), 'needle SECRET outside\n')
+    mkdirSync(join(root, 'parked'))
+    writeFileSync(join(root, 'parked/data.txt'), 'needle inside\n')
+    writeFileSync(join(root, 'top.txt'), 'needle top\n')
+    const runtime = createRuntime()
+    runtime.use(
+      builtinTools({ root, sandbox: false, grepBackend: 'js', tempDir: tempDir('toolgate-session-') }),
+    )
+    const racer = await startRacer(join(root, 'sub'), join(root, 'parked'), outside, 'dir-link')
+    const outcomes: string[] = []
+    let seq = 0
+    await race(racer.flips, async () => {
+      const r = await runtime.execute({
+        callId: `grep-${++seq}`,
+        name: 'grep',
+        arguments: { pattern: 'needle', output_mode: 'content' },
+      })
+      expect(text(r)).not.toContain('SECRET')
+      outcomes.push(outcome(r))
+    })
+    await racer.stop()
+    expect(unexpected(tally(outcomes), ['ok'])).toEqual([])
+  })
+})

@@ -21,6 +21,20 @@ if (kind === 'fifo') {
 process.stdout.write('ready\\n')
 const step = () => {
   for (let i = 0; i < 50; i++) {
+    if (kind === 'dir-link') {
+      // A real directory (moved in from a, moved back) and a link to b take turns; not atomic:
+      // the name is briefly missing in between.
+      if (flips % 2 === 0) {
+        fs.rmSync(name, { force: true })
+        fs.renameSync(a, name)
+      } else {
+        fs.renameSync(name, a)
+        fs.symlinkSync(b, name)
+      }
+      flips++
+      if (flips % 500 === 0) process.stdout.write('flips ' + flips + '\\n')
+      continue
+    }
     fs.rmSync(tmp, { force: true })
     if (kind === 'fifo') fs.linkSync(masters[flips % 2], tmp)
     else fs.symlinkSync(flips % 2 === 0 ? a : b, tmp)
@@ -43,14 +57,15 @@ export interface Racer {
 }
 
 /**
- * Swap `name` between links to `a` and `b` (`kind: 'link'`), or between a regular file holding
- * the text `a` and a FIFO (`kind: 'fifo'`, `b` ignored).
+ * Swap `name` between links to `a` and `b` (`kind: 'link'`), between a regular file holding
+ * the text `a` and a FIFO (`kind: 'fifo'`, `b` ignored), or between the directory `a` (moved in
+ * and out) and a link to `b` (`kind: 'dir-link'`).
  */
 export async function startRacer(
   name: string,
   a: string,
   b: string,
-  kind: 'link' | 'fifo' = 'link',
+  kind: 'link' | 'fifo' | 'dir-link' = 'link',
 ): Promise<Racer> {
   const child: ChildProcess = spawn(process.execPath, ['-e', SCRIPT, name, a, b, kind], {
     stdio: ['ignore', 'pipe', 'inherit'],
