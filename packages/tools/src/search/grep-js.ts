@@ -10,7 +10,7 @@ import { GrepCollector, type GrepRequest } from './grep-result.js'
 import { compileLineSearch, type LineSearch, searchLines } from './line-search.js'
 import { MatchWorker, WorkerPatternError } from './match-worker.js'
 import { Pacer, SLICE_BUDGET } from './pacer.js'
-import { walkFiles } from './walk.js'
+import { type WalkEntry, walkFiles } from './walk.js'
 
 // The pure-JS grep: the same walk order, file filter and result shape as the ripgrep backend,
 // matched by RE2JS in linear time (`line-search.ts`). Work on the agent's thread comes in slices
@@ -135,17 +135,19 @@ async function readAll(handle: FileHandle, size: number): Promise<Buffer> {
 }
 
 /** A walked file opened for reading, or `undefined` to skip it (not regular, too big, moved). */
-async function openWalked(path: string): Promise<{ handle: FileHandle; size: number } | undefined> {
+async function openWalked(entry: WalkEntry): Promise<{ handle: FileHandle; size: number } | undefined> {
   let handle: FileHandle
   try {
-    handle = await open(path, FILE_FLAGS)
+    handle = await open(entry.opener, FILE_FLAGS)
   } catch {
     return undefined // unreadable, gone, or a link now: skipped, as ripgrep skips what it cannot read
   }
   try {
     const st = await handle.stat({ bigint: true })
     if (!st.isFile() || st.size > BigInt(MAX_FILE_BYTES)) throw new Error('skip')
-    if ((await descriptorPath(handle, path, st)) !== path) throw new Error('skip')
+    // Opened by name (no procfs): its descriptor must sit at the walked path.
+    if (!entry.anchored && (await descriptorPath(handle, entry.path, st)) !== entry.path)
+      throw new Error('skip')
     return { handle, size: Number(st.size) }
   } catch {
     await handle.close()
@@ -194,7 +196,7 @@ export async function grepJs(request: GrepRequest): Promise<GrepCollector> {
       }
       // A protected file is never read by a directory search (only when named, after approval).
       if (request.excludes(entry.path)) continue
-      const file = await openWalked(entry.path)
+      const file = await openWalked(entry)
       if (file === undefined) continue
       try {
         await searchOne(request.display(join(target.lexical, entry.relative)), file.handle, file.size)
