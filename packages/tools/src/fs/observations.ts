@@ -22,8 +22,13 @@ export function sha256(content: Uint8Array): string {
   return createHash('sha256').update(content).digest('hex')
 }
 
+/** mtime (ms, sub-millisecond digits kept) and size of a descriptor's fstat: every stamp's basis. */
+export function statFields(stat: BigIntStats): { readonly mtimeMs: number; readonly size: number } {
+  return { mtimeMs: Number(stat.mtimeNs) / 1e6, size: Number(stat.size) }
+}
+
 export function stampOf(stat: BigIntStats, content: Uint8Array): FileStamp {
-  return { mtimeMs: Number(stat.mtimeNs) / 1e6, size: Number(stat.size), sha256: sha256(content) }
+  return { ...statFields(stat), sha256: sha256(content) }
 }
 
 /**

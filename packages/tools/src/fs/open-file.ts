@@ -51,26 +51,26 @@ export interface OpenedFile {
 /** Symbolic links followed for one name at most (Linux's MAXSYMLINKS). */
 const MAX_LINKS = 40
 
-const rootsCache = new Map<string, readonly string[]>()
+const rootsOf = new WeakMap<ToolsEnv, readonly string[]>()
 
 /** The workspace root as written and resolved (a root reached through a link is still inside). */
-export function workspaceRoots(root: string): readonly string[] {
-  let roots = rootsCache.get(root)
+function workspaceRoots(env: ToolsEnv): readonly string[] {
+  let roots = rootsOf.get(env)
   if (roots === undefined) {
-    let real = root
+    let real = env.root
     try {
-      real = realpathSync.native(root)
+      real = realpathSync.native(env.root)
     } catch {
       // A missing root: only the written form.
     }
-    roots = real === root ? [root] : [root, real]
-    rootsCache.set(root, roots)
+    roots = real === env.root ? [env.root] : [env.root, real]
+    rootsOf.set(env, roots)
   }
   return roots
 }
 
 function judge(env: ToolsEnv, target: Target, real: string): void {
-  const refusal = judgeTarget(workspaceRoots(env.root), env.protection, target.lexical, real, target.access)
+  const refusal = judgeTarget(workspaceRoots(env), env.protection, target.lexical, real, target.access)
   if (refusal !== undefined) throw refusalError(target.shown, refusal, target.tool)
 }
 

@@ -9,7 +9,7 @@ import { fsError } from '../fs/errors.js'
 import { withFile } from '../fs/guarded.js'
 import { languageOf, looksBinary, sniffImage } from '../fs/kind.js'
 import { readLineWindow } from '../fs/line-window.js'
-import { type FileStamp, sha256 } from '../fs/observations.js'
+import { type FileStamp, sha256, statFields } from '../fs/observations.js'
 import { openExisting } from '../fs/open-file.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
@@ -77,8 +77,7 @@ export function readTool(env: ToolsEnv) {
       const file = await openExisting(env, { lexical: abs, shown, tool: 'read', access: 'read' }, 'read')
       if (file === 'missing') throw fsError({ code: 'ENOENT' }, shown, 'read')
       const { handle } = file
-      // mtime with sub-millisecond digits and the exact size, as every stamp (observations.ts).
-      const stat = { mtimeMs: Number(file.stat.mtimeNs) / 1e6, size: Number(file.stat.size) }
+      const stat = statFields(file.stat)
       return withFile(file, async () => {
         const head = Buffer.alloc(Math.min(SNIFF_BYTES, stat.size))
         if (head.length > 0) await handle.read(head, 0, head.length, 0)
