@@ -133,30 +133,38 @@ export async function openExisting(
       if (codeOf(error) === 'ENOENT') return 'missing'
       throw fsError(error, target.shown, verb)
     }
-    try {
-      return await checkOpened(env, target, handle, path, seen)
-    } catch (error) {
-      await handle.close()
-      throw error
-    }
+    return closeOnError(handle, async () => {
+      const stat = await handle.stat({ bigint: true })
+      if (stat.dev !== seen.dev || stat.ino !== seen.ino) throw changedError(target.shown, target.tool)
+      const opened = kindOf(stat)
+      if (opened !== 'file') throw notRegularError(target.shown, opened, target.tool)
+      return { handle, stat, real: await judgedPath(env, target, handle, path, stat) }
+    })
   }
 }
 
-async function checkOpened(
+/** Run `fn` on a fresh descriptor; close it if `fn` throws (else the caller owns it). */
+async function closeOnError<T>(handle: FileHandle, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (error) {
+    await handle.close()
+    throw error
+  }
+}
+
+/** The descriptor's real path, once it passed the checks (else PATH_CHANGED or the refusal). */
+async function judgedPath(
   env: ToolsEnv,
   target: Target,
   handle: FileHandle,
-  path: string,
-  seen: BigIntStats,
-): Promise<OpenedFile> {
-  const stat = await handle.stat({ bigint: true })
-  if (stat.dev !== seen.dev || stat.ino !== seen.ino) throw changedError(target.shown, target.tool)
-  const kind = kindOf(stat)
-  if (kind !== 'file') throw notRegularError(target.shown, kind, target.tool)
-  const real = await descriptorPath(handle, path, stat)
+  opened: string,
+  stat: BigIntStats,
+): Promise<string> {
+  const real = await descriptorPath(handle, opened, stat)
   if (real === undefined) throw changedError(target.shown, target.tool)
   judge(env, target, real)
-  return { handle, stat, real }
+  return real
 }
 
 interface OpenedDir {
@@ -167,16 +175,10 @@ interface OpenedDir {
 /** Open a directory by name (links followed by the kernel), judged by its descriptor's real path. */
 async function openDirectory(env: ToolsEnv, target: Target, path: string): Promise<OpenedDir> {
   const handle = await open(path, OPEN_FLAGS.directory)
-  try {
-    const stat = await handle.stat({ bigint: true })
-    const real = await descriptorPath(handle, path, stat)
-    if (real === undefined) throw changedError(target.shown, target.tool)
-    judge(env, target, real)
-    return { handle, real }
-  } catch (error) {
-    await handle.close()
-    throw error
-  }
+  return closeOnError(handle, async () => ({
+    handle,
+    real: await judgedPath(env, target, handle, path, await handle.stat({ bigint: true })),
+  }))
 }
 
 /**
@@ -252,10 +254,7 @@ export async function createFile(env: ToolsEnv, target: Target): Promise<OpenedF
     }
     try {
       const stat = await handle.stat({ bigint: true })
-      const real = await descriptorPath(handle, where, stat)
-      if (real === undefined) throw changedError(target.shown, target.tool)
-      judge(env, target, real)
-      return { handle, stat, real }
+      return { handle, stat, real: await judgedPath(env, target, handle, where, stat) }
     } catch (error) {
       // Remove the file we made, by the name we made it under, only if that name still holds it.
       const stat = await handle.stat({ bigint: true }).catch(() => undefined)
