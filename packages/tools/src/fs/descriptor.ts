@@ -21,6 +21,8 @@ export const OPEN_FLAGS = {
   create: constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | SAFE,
   // Directories are reached through links like any path component; their descriptor is judged.
   directory: constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | NOWAIT,
+  // A walk's subdirectory, opened inside its parent's descriptor: a link there is refused.
+  childDirectory: constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | SAFE,
 } as const
 
 /** Without O_NOFOLLOW (Windows) a final link cannot be refused at open: file tools fail closed. */

@@ -1,9 +1,8 @@
-import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ToolError } from '@toolgate/core'
 import { RE2JS } from 're2js'
-import { descriptorPath } from '../fs/descriptor.js'
+import { descriptorPath, OPEN_FLAGS } from '../fs/descriptor.js'
 import { GlobPatternError } from './glob-match.js'
 import { type FileGlob, fileGlob } from './glob-pattern.js'
 import { GrepCollector, type GrepRequest } from './grep-result.js'
@@ -26,9 +25,6 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024
 const MAX_INLINE_PATTERN_CHARS = 1000
 const COUNTED_REPETITION = /\{\d/
 
-const FILE_FLAGS =
-  constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0)
-
 function invalidPattern(pattern: string, message: string): ToolError {
   return new ToolError(
     `Invalid regular expression ${JSON.stringify(pattern)}: ${message}. Escape special characters (e.g. \\( \\. \\[) to search for them literally.`,
@@ -46,7 +42,6 @@ class Matcher {
     private readonly pacer: Pacer,
     signal: AbortSignal,
   ) {
-    this.#worker = new MatchWorker(pattern, signal)
     if (pattern.length <= MAX_INLINE_PATTERN_CHARS && !COUNTED_REPETITION.test(pattern)) {
       try {
         this.#inline = compileLineSearch(RE2JS, pattern)
@@ -54,6 +49,7 @@ class Matcher {
         throw invalidPattern(pattern, (error as Error).message)
       }
     }
+    this.#worker = new MatchWorker(pattern, signal)
   }
 
   /** Check the pattern before any file is read (the worker compiles it when inline did not). */
@@ -138,7 +134,7 @@ async function readAll(handle: FileHandle, size: number): Promise<Buffer> {
 async function openWalked(entry: WalkEntry): Promise<{ handle: FileHandle; size: number } | undefined> {
   let handle: FileHandle
   try {
-    handle = await open(entry.opener, FILE_FLAGS)
+    handle = await open(entry.opener, OPEN_FLAGS.read)
   } catch {
     return undefined // unreadable, gone, or a link now: skipped, as ripgrep skips what it cannot read
   }

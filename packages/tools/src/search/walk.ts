@@ -1,7 +1,8 @@
-import { constants, type Dirent } from 'node:fs'
+import type { Dirent } from 'node:fs'
 import { type FileHandle, open, readdir, readlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setImmediate as nextTurn } from 'node:timers/promises'
+import { OPEN_FLAGS } from '../fs/descriptor.js'
 
 // The one directory walk behind glob and the grep fallback: depth first, entries of each directory
 // in byte order of their names (what `rg --sort path` does, so both grep backends list files in the
@@ -41,11 +42,7 @@ export interface WalkEntry {
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
-const DIR_FLAGS =
-  constants.O_RDONLY |
-  (constants.O_DIRECTORY ?? 0) |
-  (constants.O_NOFOLLOW ?? 0) |
-  (constants.O_NONBLOCK ?? 0)
+const DIR_FLAGS = OPEN_FLAGS.childDirectory
 const PROCFS = process.platform === 'linux'
 
 /**
