@@ -62,6 +62,11 @@ export interface ToolsEnv {
    * (`.env` files, credentials), so only a person may let the agent read it, by name.
    */
   searchExcludes(absolute: string): boolean
+  /**
+   * The protected-path table and home directories the file tools check every opened file against
+   * (its real path, from the descriptor): a link cannot carry a call into a protected file.
+   */
+  readonly protection: { readonly table: readonly ProtectedPath[]; readonly homes: readonly string[] }
   /** The todo list (todo_write replaces it). */
   todos: readonly { readonly content: string; readonly status: string; readonly id?: string }[]
 }
@@ -100,6 +105,7 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     // Files met by a directory walk are not symlinks (both backends skip those): as written is real.
     searchExcludes: (absolute) =>
       checkProtected(table, { lexical: absolute, real: absolute }, 'read', homes) !== undefined,
+    protection: { table, homes },
     todos: [],
   }
 }
