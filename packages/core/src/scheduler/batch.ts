@@ -35,7 +35,8 @@ export async function runBatch(
   defaultParallel: number,
 ): Promise<ToolResult[]> {
   const n = calls.length
-  const maxParallel = Math.max(1, Math.floor(options.maxParallel ?? defaultParallel))
+  // Checked by the runtime (options/check.ts): a positive integer, or absent.
+  const maxParallel = options.maxParallel ?? defaultParallel
   const settled: (SettledCall | undefined)[] = new Array(n)
   // Every call shares the caller's signal; the pipeline watches a shared signal with one listener
   // (signal/watch.ts) and gives each body its own signal only if the body reads it.
