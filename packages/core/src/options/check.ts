@@ -48,7 +48,7 @@ export function describeValue(value: unknown): string {
     case 'number':
       return Number.isNaN(value) ? 'NaN' : String(value)
     case 'string':
-      return value.length > 40 ? `a string (${JSON.stringify(value.slice(0, 40))}…)` : `"${value}"`
+      return value.length > 40 ? `a string (${JSON.stringify(value.slice(0, 40))}…)` : JSON.stringify(value)
     case 'function':
       return 'a function'
     case 'object':

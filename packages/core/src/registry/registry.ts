@@ -192,6 +192,11 @@ export class Registry {
     return view
   }
 
+  /** How many agent views are cached now (for tests of the bound). */
+  get cachedViews(): number {
+    return this.views.size
+  }
+
   /** Is `name` hidden from this view by an agent restriction (allow / deny lists)? */
   restricted(view: AgentView, name: string): boolean {
     for (const r of view.restrictions) {
