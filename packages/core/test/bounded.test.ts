@@ -437,21 +437,37 @@ describe('tools/execute: a wrapper that never settles', () => {
     await settleLate(p, result, () => hang.resolve(), 'tools/execute')
   })
 
-  it('the budget pauses while the body runs: a body longer than the budget under an async wrapper succeeds', async () => {
+  it('without wrappers a body has no budget: one longer than the budget succeeds', async () => {
     const body = gate<string>()
-    const p = probe({ body: () => body.promise })
-    p.runtime.on('tools/execute', async (_e, next) => {
-      const outcome = await next()
-      return outcome
-    })
+    const p = probe({ timeouts: false, body: () => body.promise })
     const call = start(p.runtime)
     await vi.advanceTimersByTimeAsync(BUDGET * 5)
     expect(call.settled).toBe(undefined)
     body.resolve('slow but fine')
-    const result = await call.pending
-    expect(result.isError).toBe(false)
-    expect(result.content).toEqual([{ type: 'text', text: 'slow but fine' }])
+    expect((await call.pending).content).toEqual([{ type: 'text', text: 'slow but fine' }])
   })
+
+  it.each([
+    ['nothing can stop the body', false],
+    ['the body has a signal', true],
+  ])(
+    'the budget pauses while the body runs (%s): a body longer than the budget under an async wrapper succeeds',
+    async (_name, withSignal) => {
+      const body = gate<string>()
+      const p = probe({ body: () => body.promise })
+      p.runtime.on('tools/execute', async (_e, next) => {
+        const outcome = await next()
+        return outcome
+      })
+      const call = start(p.runtime, withSignal ? new AbortController().signal : undefined)
+      await vi.advanceTimersByTimeAsync(BUDGET * 5)
+      expect(call.settled).toBe(undefined)
+      body.resolve('slow but fine')
+      const result = await call.pending
+      expect(result.isError).toBe(false)
+      expect(result.content).toEqual([{ type: 'text', text: 'slow but fine' }])
+    },
+  )
 
   it('a retry after the deadline resumes the wait: the second run’s success is the result', async () => {
     let attempt = 0

@@ -174,7 +174,7 @@ describe('createRuntime options', () => {
       'unknown option "grace"; the options are approval, session, maxParallel, abortGraceMs, listenerTimeoutMs, timeouts, jobs',
     ],
     ['fast', 'options must be an object or undefined, got "fast"'],
-  ])('%j is a TypeError', (options, message) => {
+  ])('createRuntime(%o) is a TypeError', (options, message) => {
     expect(() => createRuntime(options as never)).toThrow(new TypeError(`createRuntime: ${message}`))
   })
 

@@ -96,6 +96,18 @@ export function stopSignals(state: CallState, caller: boolean, cascade: boolean)
   return signal === undefined ? [skip] : [signal, skip]
 }
 
+/** A body run starts: the wrappers' budget pauses, and the last run's deadline decides nothing. */
+export function bodyStarted(state: CallState): void {
+  state.bodies++
+  state.expired = undefined
+  state.waiting?.bodyStarted()
+}
+
+/** A body run ended: once none runs, the wrappers' budget runs again. */
+export function bodyEnded(state: CallState): void {
+  if (--state.bodies === 0) state.waiting?.bodyEnded()
+}
+
 /**
  * Wait for `work` within bounds and hand how it ended to `map` (called exactly once). Start the
  * host code first, then wait: a body needs the wait's `signal()` before it starts, so it
@@ -133,12 +145,7 @@ export class HostWait<T, R> implements HostWaitEvents {
     readonly stage: HostStage,
     private readonly options: WaitOptions,
   ) {
-    if (stage === 'body') {
-      // A new run: the last run's deadline no longer decides anything.
-      state.bodies++
-      state.expired = undefined
-      state.waiting?.bodyStarted()
-    }
+    if (stage === 'body') bodyStarted(state)
     if (options.deadlineMs !== undefined) {
       const ms = options.deadlineMs
       this.deadline = state.host.deadlines.add(ms, () => this.expire(ms))
@@ -251,7 +258,7 @@ export class HostWait<T, R> implements HostWaitEvents {
     if (this.graceTimer !== undefined) clearTimeout(this.graceTimer)
     for (const signal of this.options.signals) unwatchAbort(signal, this.onAbort)
     if (state.waiting === this) state.waiting = undefined
-    if (this.stage === 'body' && --state.bodies === 0) state.waiting?.bodyEnded()
+    if (this.stage === 'body') bodyEnded(state)
     let result: R | Promise<R>
     try {
       result = this.map(waited)

@@ -208,8 +208,9 @@ function execute(state: CallState, args: JsonValue): Stage<Candidate> {
     return wrapperThrew(state, error)
   }
   if (!(running instanceof Promise)) return afterExecute(state, args, running)
-  // A body run bounds itself; the chain returned exactly its promise: nothing else to wait for.
-  if (running === state.bodyPromise)
+  // A body run bounds itself: without wrappers, or when the chain returned exactly the body's
+  // promise, there is nothing else to wait for.
+  if (state.view.execute.length === 0 || running === state.bodyPromise)
     return running.then(
       (outcome) => afterExecute(state, args, outcome),
       (error: unknown) => wrapperThrew(state, error),

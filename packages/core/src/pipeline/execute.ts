@@ -13,7 +13,7 @@ import type {
   ToolFailure,
   ToolRunContext,
 } from '../types.js'
-import { GaveUp, HostWait, type Waited } from './bounded.js'
+import { bodyEnded, bodyStarted, GaveUp, HostWait, type Waited } from './bounded.js'
 import { ABANDONED, type CallState } from './state.js'
 
 // Stage ③: the tools/execute around-wrappers and the body. A wrapper may hand the body another
@@ -139,8 +139,9 @@ function startBody(state: CallState, args: JsonValue, context: ToolRunContext): 
 }
 
 /**
- * Run the body. `wrapped`: wrappers are waiting on it, so the run is always tracked (a wait on the
- * wrappers pauses their budget while it runs, and hears its deadline).
+ * Run the body. `wrapped`: wrappers wait on it, so its end is what a wrapper chain that only hands
+ * next()'s promise on returns (state.bodyPromise: call.ts then adds no wait), and a running body
+ * pauses the wrappers' budget (bodyStarted/bodyEnded).
  */
 function invokeBody(
   state: CallState,
@@ -153,7 +154,7 @@ function invokeBody(
   if (!definition) return { ok: false, error: new Error('no tool') }
   state.ran = true
   const parents = bodyParents(state, view)
-  if (wrapped || timeoutMs !== undefined || parents.length > 0) {
+  if (timeoutMs !== undefined || parents.length > 0) {
     const run = new HostWait<unknown, ExecuteOutcome>(state, 'body', {
       signals: parents,
       deadlineMs: timeoutMs,
@@ -164,17 +165,39 @@ function invokeBody(
   }
   // Nobody can abort this call (the hot path): a synchronous body settles the stage at once, an
   // asynchronous one costs a single `then`.
-  let value: unknown
+  let outcome: ExecuteOutcome
   try {
-    value = (definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(
+    const value = (definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(
       args,
       new RunContext(state, view, undefined),
     )
+    if (isThenable(value))
+      return wrapped ? trackedBody(state, value) : Promise.resolve(value).then(succeeded, unabortableFailure)
+    outcome = { ok: true, value }
   } catch (error) {
-    return { ok: false, error: new BodyFailure(error, undefined, false) }
+    outcome = { ok: false, error: new BodyFailure(error, undefined, false) }
   }
-  if (!isThenable(value)) return { ok: true, value }
-  return Promise.resolve(value).then(succeeded, unabortableFailure)
+  if (!wrapped) return outcome
+  const settled = Promise.resolve(outcome)
+  state.bodyPromise = settled
+  return settled
+}
+
+/** An unstoppable asynchronous body under wrappers: counted as running until it settles. */
+function trackedBody(state: CallState, value: PromiseLike<unknown>): Promise<ExecuteOutcome> {
+  bodyStarted(state)
+  const running = Promise.resolve(value).then(
+    (v): ExecuteOutcome => {
+      bodyEnded(state)
+      return { ok: true, value: v }
+    },
+    (error: unknown): ExecuteOutcome => {
+      bodyEnded(state)
+      return { ok: false, error: new BodyFailure(error, undefined, false) }
+    },
+  )
+  state.bodyPromise = running
+  return running
 }
 
 const succeeded = (value: unknown): ExecuteOutcome => ({ ok: true, value })
