@@ -213,6 +213,7 @@ export function createRuntime(runtimeOptions?: RuntimeOptions): Runtime {
     }
   }
   const mode = (call: ToolCall) => {
+    checkCall('mode: call', call)
     // A tool without a classifier is exclusive whatever its arguments (so is a name that does not
     // resolve): answer without parsing and validating the call, which execute does anyway.
     const tool = typeof call.name === 'string' ? registry.view(call.agent).tools.get(call.name) : undefined

@@ -129,6 +129,9 @@ describe('execute', () => {
         h.runtime.execute({ ...calls[0]!, signal: { aborted: false } as never }),
       ),
     ).toBe('execute: call.signal must be an AbortSignal or undefined, got an object')
+    expect(() => h.runtime.mode(undefined as never)).toThrow(
+      new TypeError('mode: call must be a tool call object { callId, name, arguments }, got undefined'),
+    )
     expect(h.runs).toBe(0)
   })
 })

@@ -1,6 +1,7 @@
 import { failures } from '../errors/failures.js'
-import { DeadlineExceeded, SiblingFailed } from '../errors/tool-error.js'
+import { DeadlineExceeded } from '../errors/tool-error.js'
 import type { Deadline } from '../signal/deadlines.js'
+import { neverAborted } from '../signal/link.js'
 import { unwatchAbort, watchAbort } from '../signal/watch.js'
 import type { ToolFailure } from '../types.js'
 import { ABANDONED, type CallState } from './state.js'
@@ -12,8 +13,8 @@ import { ABANDONED, type CallState } from './state.js'
 //
 // A wait ends when the host code settles, or gives up (DESIGN.md §3, "a body that ignores its
 // signal cannot hang the agent", for every stage):
-// - once the call is stopped (the caller aborted, an earlier sibling failed, the call's deadline
-//   passed), the code gets `graceMs` more to notice its signal; then the call settles without it;
+// - once the call is stopped (the caller aborted, the call's deadline passed), the code gets
+//   `graceMs` more to notice its signal; then the call settles without it;
 // - while nothing stops the call, listeners, wrappers and validators get `listenerTimeoutMs` (a
 //   wrapper's budget pauses while a body it started runs). Bodies and approval prompts have no
 //   budget: a tool may run as long as its declared timeoutMs, a person may take their time.
@@ -86,14 +87,14 @@ export interface WaitOptions {
 const NO_SIGNALS: readonly AbortSignal[] = Object.freeze([])
 
 /**
- * The signals a stage stops on: the caller's (with the batch's), and the sibling cascade while
- * the body has not run (a skipped call never starts; a call that ran is past skipping).
+ * The signal a stage stops on: the caller's (with the batch's). Only what the host code can
+ * observe (listeners see it as `exec.signal`, answerers as `request.signal`): a stop it cannot
+ * see would only cut it off. The sibling cascade aborts the body; before it, calls are skipped
+ * between stages (notStarted).
  */
-export function stopSignals(state: CallState, caller: boolean, cascade: boolean): readonly AbortSignal[] {
-  const skip = cascade ? state.cascade : undefined
-  const signal = caller ? state.callerSignal : undefined
-  if (skip === undefined) return signal === undefined ? NO_SIGNALS : [signal]
-  return signal === undefined ? [skip] : [signal, skip]
+export function callerStop(state: CallState): readonly AbortSignal[] {
+  const signal = state.callerSignal
+  return signal === neverAborted() ? NO_SIGNALS : [signal]
 }
 
 /** A body run starts: the wrappers' budget pauses, and the last run's deadline decides nothing. */
@@ -290,12 +291,8 @@ export function stageStopped(
   if (!gaveUp) host.reportListenerError(stage, exec.callId, waited.error)
   const reason = waited.reason
   const watchesCaller = stage !== 'tools/execute' || state.definition?.interruptBehavior !== 'block'
-  if (!(state.callerSignal.aborted && watchesCaller)) {
-    if (reason instanceof DeadlineExceeded)
-      return { failure: failures.timeout(name, reason.timeoutMs), final: false }
-    if (reason instanceof SiblingFailed)
-      return { failure: failures.siblingFailed(name, reason.failedCallId), final: false }
-  }
+  if (reason instanceof DeadlineExceeded && !(state.callerSignal.aborted && watchesCaller))
+    return { failure: failures.timeout(name, reason.timeoutMs), final: false }
   if (!state.ran) return { failure: failures.cancelledBeforeStart(name), final: false }
   if (!gaveUp) return { failure: failures.aborted(name), final: false }
   if (stage === 'tools/execute')

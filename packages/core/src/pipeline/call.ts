@@ -4,11 +4,11 @@ import type { FreshEvent } from '../session/log.js'
 import { linkSignals } from '../signal/link.js'
 import type { JsonValue, ToolCall, ToolExecution, ToolFailure, ToolResult } from '../types.js'
 import {
+  callerStop,
   GaveUp,
   type HostStage,
   HostWait,
   stageStopped,
-  stopSignals,
   type Waited,
   waitFor,
 } from './bounded.js'
@@ -144,7 +144,7 @@ function journey(state: CallState, options: CallOptions): Stage<Candidate> {
         state,
         'validation',
         prepared.validation,
-        { signals: stopSignals(state, true, true), budget: true },
+        { signals: callerStop(state), budget: true },
         (waited) => {
           if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
             return stopped(state, 'validation', waited)
@@ -218,7 +218,7 @@ function execute(state: CallState, args: JsonValue): Stage<Candidate> {
   // Wrappers that wait on their own (before next(), after it, instead of it) are host code.
   const block = state.definition?.interruptBehavior === 'block'
   return new HostWait<ExecuteOutcome, Candidate>(state, 'tools/execute', {
-    signals: stopSignals(state, !block, true),
+    signals: block ? [] : callerStop(state),
     budget: true,
   }).run(running, (waited) => {
     if (waited instanceof GaveUp) return stopped(state, 'tools/execute', waited)

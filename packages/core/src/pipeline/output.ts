@@ -3,7 +3,7 @@ import { materialize } from '../json/materialize.js'
 import { markSnapshot } from '../json/snapshot.js'
 import type { RegisteredTool } from '../registry/registry.js'
 import type { ContentBlock, JsonValue, ToolFailure } from '../types.js'
-import { GaveUp, stageStopped, stopSignals, waitFor } from './bounded.js'
+import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
 import { isContentBlock } from './execute.js'
 import type { CallState } from './state.js'
 
@@ -36,7 +36,7 @@ export function renderBounded(
     state,
     'output',
     rendering,
-    { signals: stopSignals(state, true, false), budget: true },
+    { signals: callerStop(state), budget: true },
     (waited): Rendered => {
       if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
         return { ok: false, failure: stageStopped(state, 'output', waited).failure }

@@ -3,7 +3,7 @@ import { chainCache, compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { PostExecuteListener, PostExecuteResult } from '../registry/registry.js'
 import type { ContextMessage, PostToolDecision, ToolFailure } from '../types.js'
-import { GaveUp, stageStopped, stopSignals, waitFor } from './bounded.js'
+import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
 import { isContextMessage } from './execute.js'
 import { type Rendered, renderBounded, validBlocks } from './output.js'
 import { ABANDONED, type CallState } from './state.js'
@@ -80,7 +80,7 @@ function postExecuteListeners(state: CallState, candidate: Candidate): PostOutco
     state,
     'tools/post-execute',
     pending,
-    { signals: stopSignals(state, true, false), budget: true, stoppedBy: timedOut },
+    { signals: callerStop(state), budget: true, stoppedBy: timedOut },
     (waited) => {
       if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
         return { ok: false, failure: stageStopped(state, 'tools/post-execute', waited).failure }

@@ -4,7 +4,7 @@ import { SiblingFailed } from '../errors/tool-error.js'
 import { chainCache, compose } from '../hooks/compose.js'
 import type { PreExecuteListener } from '../registry/registry.js'
 import type { PreToolDecision } from '../types.js'
-import { GaveUp, stageStopped, stopSignals, waitFor } from './bounded.js'
+import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
 import { isThenable } from './execute.js'
 import { ABANDONED, type CallState, CONTINUE, type StageOutcome } from './state.js'
 
@@ -56,7 +56,7 @@ function preExecuteListeners(state: CallState): StageOutcome | Promise<StageOutc
     state,
     'tools/pre-execute',
     pending,
-    { signals: stopSignals(state, true, true), budget: true },
+    { signals: callerStop(state), budget: true },
     (waited) => {
       if (waited instanceof GaveUp || (!waited.ok && waited.stopped)) {
         const { failure, final } = stageStopped(state, 'tools/pre-execute', waited)
@@ -140,13 +140,7 @@ async function ask(
   }
   // No budget: a person answers (the prompt may stay open while they are away). The caller's
   // abort still ends the wait, within the grace, whatever the answerer does with its signal.
-  const waited = await waitFor(
-    state,
-    'approval',
-    pending,
-    { signals: stopSignals(state, true, true) },
-    (w) => w,
-  )
+  const waited = await waitFor(state, 'approval', pending, { signals: callerStop(state) }, (w) => w)
   if (waited instanceof GaveUp || (!waited.ok && waited.stopped)) {
     host.session.appendTrusted('approval/decided', { callId: exec.callId, outcome: 'cancelled' })
     const { failure, final } = stageStopped(state, 'approval', waited)
