@@ -2,13 +2,7 @@ import type { ApprovalService } from './approval/service.js'
 import { describeThrown } from './errors/failures.js'
 import { createJobsService, type InProcessJobsService, type JobsServiceOptions } from './jobs/index.js'
 import { MetricsRecorder, type ToolMetrics } from './metrics/metrics.js'
-import {
-  type CheckedBatchOptions,
-  checkBatchOptions,
-  checkCall,
-  checkCalls,
-  checkRuntimeOptions,
-} from './options/check.js'
+import { checkBatchOptions, checkCall, checkCalls, checkRuntimeOptions } from './options/check.js'
 import { runCall, type SettledCall } from './pipeline/call.js'
 import { resultEvent } from './pipeline/finalize.js'
 import { type Prepared, prepareCall } from './pipeline/prepare.js'
@@ -322,7 +316,7 @@ export function createRuntime(runtimeOptions?: RuntimeOptions): Runtime {
       return runCall(host, call, undefined, committed)
     },
     executeBatch(calls, batchOptions) {
-      let checked: CheckedBatchOptions
+      let checked: BatchOptions
       try {
         checkCalls(calls)
         checked = checkBatchOptions(batchOptions)

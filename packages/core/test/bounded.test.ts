@@ -82,6 +82,27 @@ function start(runtime: Runtime, signal?: AbortSignal, callId = 'c1') {
   }
 }
 
+/** Start a call, let it run 10 ms, abort it: it settles exactly when the grace ends. */
+async function abortedAfterGrace(runtime: Runtime): Promise<ToolResult> {
+  const controller = new AbortController()
+  const call = start(runtime, controller.signal)
+  await vi.advanceTimersByTimeAsync(10)
+  controller.abort()
+  await vi.advanceTimersByTimeAsync(GRACE - 1)
+  expect(call.settled).toBe(undefined)
+  await vi.advanceTimersByTimeAsync(1)
+  return call.pending
+}
+
+/** Start a call that nothing stops: it settles exactly when `ms` have passed. */
+async function settledAfter(runtime: Runtime, ms: number): Promise<ToolResult> {
+  const call = start(runtime)
+  await vi.advanceTimersByTimeAsync(ms - 1)
+  expect(call.settled).toBe(undefined)
+  await vi.advanceTimersByTimeAsync(1)
+  return call.pending
+}
+
 const types = (runtime: Runtime) => runtime.session.events().map((e) => e.type)
 const lateSettle = (stage: string, outcome: 'fulfilled' | 'rejected' = 'fulfilled') => ({
   type: 'tool/late-settle',
@@ -139,11 +160,7 @@ describe('tools/pre-execute: a listener that never settles', () => {
       post++
       return next()
     })
-    const call = start(p.runtime)
-    await vi.advanceTimersByTimeAsync(BUDGET - 1)
-    expect(call.settled).toBe(undefined)
-    await vi.advanceTimersByTimeAsync(1)
-    const result = await call.pending
+    const result = await settledAfter(p.runtime, BUDGET)
     expect(result.error).toEqual({
       kind: 'exception',
       code: 'LISTENER_EXCEPTION',
@@ -162,14 +179,7 @@ describe('tools/pre-execute: a listener that never settles', () => {
     const p = probe()
     const hang = gate<PreToolDecision>()
     p.runtime.on('tools/pre-execute', () => hang.promise)
-    const controller = new AbortController()
-    const call = start(p.runtime, controller.signal)
-    await vi.advanceTimersByTimeAsync(10)
-    controller.abort()
-    await vi.advanceTimersByTimeAsync(GRACE - 1)
-    expect(call.settled).toBe(undefined)
-    await vi.advanceTimersByTimeAsync(1)
-    const result = await call.pending
+    const result = await abortedAfterGrace(p.runtime)
     expect(result.error).toEqual({ kind: 'cancelled', code: 'CANCELLED_BEFORE_START', message: CANCELLED })
     expect(types(p.runtime)).toEqual(['tool/call', 'tool/result'])
     await settleLate(p, result, () => hang.resolve({ kind: 'allow' }), 'tools/pre-execute')
@@ -341,11 +351,7 @@ describe('tools/execute: a wrapper that never settles', () => {
         return outcome
       }),
     )
-    const call = start(p.runtime)
-    await vi.advanceTimersByTimeAsync(BUDGET - 1)
-    expect(call.settled).toBe(undefined)
-    await vi.advanceTimersByTimeAsync(1)
-    const result = await call.pending
+    const result = await settledAfter(p.runtime, BUDGET)
     expect(result.error).toEqual({
       kind: 'exception',
       code: 'LISTENER_EXCEPTION',
@@ -363,14 +369,7 @@ describe('tools/execute: a wrapper that never settles', () => {
     const p = probe()
     const hang = gate()
     p.runtime.on('tools/execute', (_e, next) => hang.promise.then(() => next()))
-    const controller = new AbortController()
-    const call = start(p.runtime, controller.signal)
-    await vi.advanceTimersByTimeAsync(10)
-    controller.abort()
-    await vi.advanceTimersByTimeAsync(GRACE - 1)
-    expect(call.settled).toBe(undefined)
-    await vi.advanceTimersByTimeAsync(1)
-    const result = await call.pending
+    const result = await abortedAfterGrace(p.runtime)
     expect(result.error).toEqual({ kind: 'cancelled', code: 'CANCELLED_BEFORE_START', message: CANCELLED })
     await settleLate(p, result, () => hang.resolve(), 'tools/execute')
     expect(p.runs).toBe(0)
@@ -384,9 +383,7 @@ describe('tools/execute: a wrapper that never settles', () => {
       await hang.promise
       return outcome
     })
-    const call = start(p.runtime)
-    await vi.advanceTimersByTimeAsync(BUDGET)
-    const result = await call.pending
+    const result = await settledAfter(p.runtime, BUDGET)
     expect(p.runs).toBe(1)
     expect(result.error).toEqual({
       kind: 'exception',
@@ -404,12 +401,7 @@ describe('tools/execute: a wrapper that never settles', () => {
       await hang.promise
       return outcome
     })
-    const controller = new AbortController()
-    const call = start(p.runtime, controller.signal)
-    await vi.advanceTimersByTimeAsync(10)
-    controller.abort()
-    await vi.advanceTimersByTimeAsync(GRACE)
-    const result = await call.pending
+    const result = await abortedAfterGrace(p.runtime)
     expect(result.error).toEqual({ kind: 'aborted', code: 'ABORTED', message: ABORTED_UNRESPONSIVE })
     expect(types(p.runtime)).toEqual(['tool/call', 'tool/result'])
     await settleLate(p, result, () => hang.resolve(), 'tools/execute')
@@ -427,11 +419,7 @@ describe('tools/execute: a wrapper that never settles', () => {
       await hang.promise
       return outcome
     })
-    const call = start(p.runtime)
-    await vi.advanceTimersByTimeAsync(500 + GRACE - 1)
-    expect(call.settled).toBe(undefined)
-    await vi.advanceTimersByTimeAsync(1)
-    const result = await call.pending
+    const result = await settledAfter(p.runtime, 500 + GRACE)
     expect(p.sawAbort).toBe(1)
     expect(result.error).toEqual({ kind: 'timeout', code: 'TOOL_TIMEOUT', message: TIMEOUT(500) })
     await settleLate(p, result, () => hang.resolve(), 'tools/execute')
@@ -546,9 +534,7 @@ describe('validation and output: async schemas that never settle', () => {
   it('an async parameters validator: LISTENER_EXCEPTION after the budget, cancelled on abort', async () => {
     const hang = gate<boolean>()
     const p = probe({ parameters: z.object({}).refine(() => hang.promise) })
-    const call = start(p.runtime)
-    await vi.advanceTimersByTimeAsync(BUDGET)
-    const result = await call.pending
+    const result = await settledAfter(p.runtime, BUDGET)
     expect(result.error).toEqual({
       kind: 'exception',
       code: 'LISTENER_EXCEPTION',
@@ -569,9 +555,7 @@ describe('validation and output: async schemas that never settle', () => {
   it('an async output validator: the result is withheld after the budget; aborted after the grace', async () => {
     const hang = gate<boolean>()
     const p = probe({ output: z.string().refine(() => hang.promise) })
-    const call = start(p.runtime)
-    await vi.advanceTimersByTimeAsync(BUDGET)
-    const result = await call.pending
+    const result = await settledAfter(p.runtime, BUDGET)
     expect(result.error).toEqual({
       kind: 'exception',
       code: 'LISTENER_EXCEPTION',
@@ -603,11 +587,7 @@ describe('tools/post-execute: a listener that never settles', () => {
       later++
       return next()
     })
-    const call = start(p.runtime)
-    await vi.advanceTimersByTimeAsync(BUDGET - 1)
-    expect(call.settled).toBe(undefined)
-    await vi.advanceTimersByTimeAsync(1)
-    const result = await call.pending
+    const result = await settledAfter(p.runtime, BUDGET)
     expect(p.runs).toBe(1)
     expect(result).toMatchObject({
       isError: true,
@@ -628,14 +608,7 @@ describe('tools/post-execute: a listener that never settles', () => {
     const p = probe()
     const hang = gate<PostToolDecision>()
     p.runtime.on('tools/post-execute', () => hang.promise)
-    const controller = new AbortController()
-    const call = start(p.runtime, controller.signal)
-    await vi.advanceTimersByTimeAsync(10)
-    controller.abort()
-    await vi.advanceTimersByTimeAsync(GRACE - 1)
-    expect(call.settled).toBe(undefined)
-    await vi.advanceTimersByTimeAsync(1)
-    const result = await call.pending
+    const result = await abortedAfterGrace(p.runtime)
     expect(result.error).toEqual({
       kind: 'aborted',
       code: 'ABORTED',
@@ -653,11 +626,7 @@ describe('tools/post-execute: a listener that never settles', () => {
     })
     const hang = gate<PostToolDecision>()
     p.runtime.on('tools/post-execute', () => hang.promise)
-    const call = start(p.runtime)
-    await vi.advanceTimersByTimeAsync(500 + GRACE - 1)
-    expect(call.settled).toBe(undefined)
-    await vi.advanceTimersByTimeAsync(1)
-    const result = await call.pending
+    const result = await settledAfter(p.runtime, 500 + GRACE)
     expect(result.error).toEqual({ kind: 'timeout', code: 'TOOL_TIMEOUT', message: TIMEOUT(500) })
     await settleLate(
       p,

@@ -1,7 +1,9 @@
 import type { ApprovalService } from '../approval/service.js'
 import type { InProcessJobsService, JobsServiceOptions } from '../jobs/index.js'
+import type { RuntimeOptions } from '../runtime.js'
+import type { BatchOptions } from '../scheduler/batch.js'
 import type { SessionSink } from '../session/log.js'
-import type { ToolCall, ToolResult } from '../types.js'
+import type { ToolCall } from '../types.js'
 
 // Options are host input: a wrong one is a TypeError that names the option and what it accepts,
 // thrown before anything is logged or run — never a value silently "fixed" (a NaN pool once
@@ -100,17 +102,7 @@ const RUNTIME_OPTIONS: Spec = {
   jobs: [jobs, 'a jobs service (createJobsService()) or its options object'],
 }
 
-export interface CheckedRuntimeOptions {
-  readonly approval?: ApprovalService
-  readonly session?: SessionSink
-  readonly maxParallel?: number
-  readonly abortGraceMs?: number
-  readonly listenerTimeoutMs?: number
-  readonly timeouts?: boolean
-  readonly jobs?: InProcessJobsService | JobsServiceOptions
-}
-
-export function checkRuntimeOptions(options: unknown): CheckedRuntimeOptions {
+export function checkRuntimeOptions(options: unknown): RuntimeOptions {
   return checkOptions('createRuntime', options, RUNTIME_OPTIONS)
 }
 
@@ -120,13 +112,7 @@ const BATCH_OPTIONS: Spec = {
   onSettled: [fn, 'a function (result) => void or undefined'],
 }
 
-export interface CheckedBatchOptions {
-  readonly signal?: AbortSignal
-  readonly maxParallel?: number
-  readonly onSettled?: (result: ToolResult) => void
-}
-
-export function checkBatchOptions(options: unknown): CheckedBatchOptions {
+export function checkBatchOptions(options: unknown): BatchOptions {
   return checkOptions('executeBatch', options, BATCH_OPTIONS)
 }
 
