@@ -361,7 +361,7 @@ export function createRuntime(runtimeOptions?: RuntimeOptions): Runtime {
       }
       const left = [...orphans.values()]
       const untracked = untrackedOrphans
-      if (left.length > 0) {
+      if (left.length > 0 || untracked > 0) {
         try {
           session.appendTrusted('runtime/orphans', {
             pending: left,

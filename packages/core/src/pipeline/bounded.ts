@@ -160,11 +160,6 @@ export class HostWait<T, R> implements HostWaitEvents {
     if (options.budget && state.bodies === 0) this.armBudget()
   }
 
-  /** True once the call was stopped for this wait (the body's `aborted`). */
-  get isStopped(): boolean {
-    return this.stopped
-  }
-
   /** True once this wait gave up on its code: whatever the code does next is never used. */
   get abandoned(): boolean {
     return this.gaveUp

@@ -40,14 +40,10 @@ type Ctx = {
 }
 
 // A wrapper that calls next() after the stage gave up on it finds the door shut: no body starts.
-const terminal = (ctx: Ctx) =>
+const terminal = (ctx: Ctx): ExecuteOutcome | Promise<ExecuteOutcome> =>
   ctx.state.abandoned & ABANDONED.execute
-    ? CALL_ENDED
+    ? { ok: false, error: new Error('the call already ended, so the body was not started') }
     : invokeBody(ctx.state, ctx.args, ctx.view, ctx.timeoutMs, true)
-const CALL_ENDED: ExecuteOutcome = Object.freeze({
-  ok: false,
-  error: new Error('the call already ended, so the body was not started'),
-})
 const update = (ctx: Ctx, override: ExecuteOverride): Ctx => {
   const signal = override.signal
   const ms = override.timeoutMs

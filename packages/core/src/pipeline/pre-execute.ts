@@ -134,7 +134,7 @@ async function ask(
   host.session.appendTrusted('approval/asked', request)
   let pending: Promise<ApprovalDecision>
   try {
-    pending = approval.request({ ...request, signal: state.callerSignal })
+    pending = Promise.resolve(approval.request({ ...request, signal: state.callerSignal }))
   } catch (error) {
     pending = Promise.reject(error)
   }
