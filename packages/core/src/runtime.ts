@@ -4,6 +4,7 @@ import { createJobsService, type InProcessJobsService, type JobsServiceOptions }
 import { MetricsRecorder, type ToolMetrics } from './metrics/metrics.js'
 import { checkBatchOptions, checkCall, checkCalls, checkRuntimeOptions } from './options/check.js'
 import { runCall, type SettledCall } from './pipeline/call.js'
+import { isThenable } from './pipeline/execute.js'
 import { resultEvent } from './pipeline/finalize.js'
 import { type Prepared, prepareCall } from './pipeline/prepare.js'
 import type { CallOptions, PipelineHost } from './pipeline/state.js'
@@ -219,7 +220,13 @@ export function createRuntime(runtimeOptions?: RuntimeOptions): Runtime {
   const commit = ({ result, exec }: SettledCall) => {
     for (const observer of registry.view(exec.agent).result) {
       try {
-        observer(exec, result)
+        // Synchronous observers; one that returns a promise is not awaited, but its rejection
+        // is contained like a throw (inv. 9), never an unhandled rejection.
+        const returned: unknown = observer(exec, result)
+        if (isThenable(returned))
+          Promise.resolve(returned).catch((error: unknown) =>
+            reportListenerError('tools/result', result.callId, error),
+          )
       } catch (error) {
         reportListenerError('tools/result', result.callId, error)
       }

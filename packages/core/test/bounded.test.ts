@@ -638,6 +638,27 @@ describe('tools/post-execute: a listener that never settles', () => {
   })
 })
 
+describe('tools/result observers and onSettled: synchronous, contained', () => {
+  it('an async observer or onSettled that rejects is logged as a listener error, not an unhandled rejection', async () => {
+    vi.useRealTimers()
+    const p = probe()
+    p.runtime.on('tools/result', async () => {
+      throw new Error('observer gave up')
+    })
+    const [result] = await p.runtime.executeBatch([{ callId: 'c1', name: 'probe', arguments: {} }], {
+      onSettled: () => Promise.reject(new Error('ui gone')),
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(result?.isError).toBe(false)
+    expect(p.runtime.session.events().map((e) => [e.type, e.stage ?? null, e.error ?? null])).toEqual([
+      ['tool/call', null, null],
+      ['tool/result', null, null],
+      ['listener/error', 'onSettled', 'ui gone'],
+      ['listener/error', 'tools/result', 'observer gave up'],
+    ])
+  })
+})
+
 describe('dispose', () => {
   it('reports listener orphans by stage, like bodies', async () => {
     const p = probe()

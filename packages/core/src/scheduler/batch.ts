@@ -1,5 +1,6 @@
 import { SiblingFailed } from '../errors/tool-error.js'
 import type { SettledCall } from '../pipeline/call.js'
+import { isThenable } from '../pipeline/execute.js'
 import type { Prepared } from '../pipeline/prepare.js'
 import type { CallOptions } from '../pipeline/state.js'
 import type { ToolCall, ToolExecutionMode, ToolResult } from '../types.js'
@@ -91,7 +92,11 @@ export async function runBatch(
     }
     settled[index] = done
     try {
-      options.onSettled?.(done.result)
+      const returned: unknown = options.onSettled?.(done.result)
+      if (isThenable(returned))
+        Promise.resolve(returned).catch((error: unknown) =>
+          host.reportListenerError('onSettled', call.callId, error),
+        )
     } catch (error) {
       host.reportListenerError('onSettled', call.callId, error)
     }
