@@ -99,6 +99,22 @@ describe('executeBatch options', () => {
     expect(h.runs).toBe(0)
   })
 
+  it('an option on the prototype or behind a getter is read and checked like an own one', async () => {
+    const h = harness()
+    const inherited = Object.create({ maxParallel: Number.NaN }) as { maxParallel: number }
+    expect(await rejected(h.runtime, () => h.runtime.executeBatch(calls, inherited))).toBe(
+      'executeBatch: options.maxParallel must be a positive integer (the most calls to run at once) or undefined, got NaN',
+    )
+    class Options {
+      get maxParallel() {
+        return 0
+      }
+    }
+    expect(await rejected(h.runtime, () => h.runtime.executeBatch(calls, new Options()))).toBe(
+      'executeBatch: options.maxParallel must be a positive integer (the most calls to run at once) or undefined, got 0',
+    )
+  })
+
   it('valid options work, and an explicit undefined is the default', async () => {
     const h = harness()
     const settled: string[] = []
@@ -129,6 +145,20 @@ describe('execute', () => {
         h.runtime.execute({ ...calls[0]!, signal: { aborted: false } as never }),
       ),
     ).toBe('execute: call.signal must be an AbortSignal or undefined, got an object')
+    expect(await rejected(h.runtime, () => h.runtime.execute({ ...calls[0]!, agent: 7 as never }))).toBe(
+      "execute: call.agent must be a string (the agent's id) or undefined, got 7",
+    )
+    // A getter that answers the check one thing and the use another still logs nothing.
+    let reads = 0
+    const lying = {
+      ...calls[0]!,
+      get signal() {
+        return reads++ === 0 ? undefined : ('stop' as never)
+      },
+    }
+    expect(await rejected(h.runtime, () => h.runtime.execute(lying))).toBe(
+      'call "a": signal must be an AbortSignal or undefined',
+    )
     expect(() => h.runtime.mode(undefined as never)).toThrow(
       new TypeError('mode: call must be a tool call object { callId, name, arguments }, got undefined'),
     )

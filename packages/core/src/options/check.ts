@@ -74,17 +74,17 @@ function checkOptions<T>(where: string, options: unknown, spec: Spec): T {
   if (options === undefined) return {} as T
   if (!isObject(options))
     throw new TypeError(`${where}: options must be an object or undefined, got ${describeValue(options)}`)
-  const copy: Record<string, unknown> = {}
   for (const key of Object.keys(options)) {
-    const entry = spec[key]
-    if (entry === undefined) {
+    if (!Object.hasOwn(spec, key))
       throw new TypeError(
         `${where}: unknown option ${JSON.stringify(key)}; the options are ${Object.keys(spec).join(', ')}`,
       )
-    }
+  }
+  // Every known option is read as the runtime would read it (inherited values and getters too).
+  const copy: Record<string, unknown> = {}
+  for (const [key, [valid, accepted]] of Object.entries(spec)) {
     const value = options[key]
     if (value === undefined) continue
-    const [valid, accepted] = entry
     if (!valid(value))
       throw new TypeError(`${where}: options.${key} must be ${accepted}, got ${describeValue(value)}`)
     copy[key] = value
@@ -117,8 +117,9 @@ export function checkBatchOptions(options: unknown): BatchOptions {
 }
 
 /**
- * A call must be an object whose signal (if any) is an AbortSignal: everything else about it is
- * the model's and ends in a result (an odd name is UNKNOWN_TOOL, odd arguments INVALID_ARGS).
+ * A call must be an object whose signal (if any) is an AbortSignal and agent (if any) a string:
+ * those are the host's. Everything else about it is the model's and ends in a result (an odd name
+ * is UNKNOWN_TOOL, odd arguments INVALID_ARGS).
  */
 export function checkCall(where: string, call: unknown): asserts call is ToolCall {
   if (!isObject(call))
@@ -128,6 +129,11 @@ export function checkCall(where: string, call: unknown): asserts call is ToolCal
   const signal = call.signal
   if (signal !== undefined && !isAbortSignal(signal))
     throw new TypeError(`${where}.signal must be an AbortSignal or undefined, got ${describeValue(signal)}`)
+  const agent = call.agent
+  if (agent !== undefined && typeof agent !== 'string')
+    throw new TypeError(
+      `${where}.agent must be a string (the agent's id) or undefined, got ${describeValue(agent)}`,
+    )
 }
 
 /** executeBatch's calls: an array of call objects, all checked before any is logged. */

@@ -1,4 +1,5 @@
 import { describeThrown, failures } from '../errors/failures.js'
+import { isAbortSignal } from '../options/check.js'
 import type { ExecuteOutcome } from '../registry/registry.js'
 import type { FreshEvent } from '../session/log.js'
 import { linkSignals } from '../signal/link.js'
@@ -67,6 +68,11 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
   const prepared = options.prepared ?? prepareCall(host.registry, call, (p) => host.live.has(p.token))
   const name = String(call.name)
   const callId = String(call.callId)
+  // Read once, checked before anything is logged (execute/executeBatch checked it too: a getter
+  // cannot answer the check one thing and the use another).
+  const callSignal = call.signal
+  if (callSignal !== undefined && !isAbortSignal(callSignal))
+    throw new TypeError(`call ${JSON.stringify(callId)}: signal must be an AbortSignal or undefined`)
 
   // Built by assignment (no conditional spreads): this is the per-call hot path.
   const logged: FreshEvent = { seq: 0, type: 'tool/call', callId, name }
@@ -81,7 +87,7 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
   else logged.argumentsText = prepared.argumentsText
   host.session.appendFresh(logged)
 
-  const signal = linkSignals(call.signal, options.signal)
+  const signal = linkSignals(callSignal, options.signal)
   const draft: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
     callId,
     name,
