@@ -139,7 +139,8 @@ export class HostWait<T, R> implements HostWaitEvents {
   private resolve!: (result: R | Promise<R>) => void
   private reject!: (error: unknown) => void
   private map!: (waited: Waited<T>) => R | Promise<R>
-  private readonly onAbort = (reason: unknown) => this.stop(reason, false)
+  /** Made only when there is a signal to watch (most waits have none). */
+  private onAbort: ((reason: unknown) => void) | undefined
 
   constructor(
     private readonly state: CallState,
@@ -153,7 +154,7 @@ export class HostWait<T, R> implements HostWaitEvents {
     }
     for (const signal of options.signals) {
       if (signal.aborted) this.stop(signal.reason, false)
-      else watchAbort(signal, this.onAbort)
+      else watchAbort(signal, (this.onAbort ??= (reason: unknown) => this.stop(reason, false)))
     }
     if (options.stoppedBy !== undefined) this.stop(options.stoppedBy, false)
     if (stage === 'tools/execute') state.waiting = this
@@ -252,7 +253,8 @@ export class HostWait<T, R> implements HostWaitEvents {
     this.deadline?.cancel()
     this.budget?.cancel()
     if (this.graceTimer !== undefined) clearTimeout(this.graceTimer)
-    for (const signal of this.options.signals) unwatchAbort(signal, this.onAbort)
+    const onAbort = this.onAbort
+    if (onAbort) for (const signal of this.options.signals) unwatchAbort(signal, onAbort)
     if (state.waiting === this) state.waiting = undefined
     if (this.stage === 'body') bodyEnded(state)
     let result: R | Promise<R>
