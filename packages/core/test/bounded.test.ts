@@ -131,7 +131,10 @@ async function settleLate(
   release: () => void,
   stage: string,
   outcome: 'fulfilled' | 'rejected' = 'fulfilled',
+  logged: readonly string[] = ['tool/call', 'tool/result'],
 ) {
+  // The log before: the call and its one result (the stage logged nothing else).
+  expect(types(p.runtime)).toEqual(logged)
   const before = p.runtime.session.events().length
   const runs = p.runs
   const metrics = p.runtime.metrics()
@@ -234,7 +237,12 @@ describe('approval: an answerer that never answers', () => {
       ['tool/result', null],
     ])
     // The person clicks "allow" long after: logged, never applied, the body never runs.
-    await settleLate(p, result, () => hang.resolve('allowed-once'), 'approval')
+    await settleLate(p, result, () => hang.resolve('allowed-once'), 'approval', 'fulfilled', [
+      'tool/call',
+      'approval/asked',
+      'approval/decided',
+      'tool/result',
+    ])
     expect(p.runs).toBe(0)
   })
 
@@ -531,7 +539,7 @@ describe('the body: one that ignores its signal gets the grace, then is an orpha
 })
 
 describe('validation and output: async schemas that never settle', () => {
-  it('an async parameters validator: LISTENER_EXCEPTION after the budget, cancelled on abort', async () => {
+  it('an async parameters validator, without a stop: LISTENER_EXCEPTION after the budget', async () => {
     const hang = gate<boolean>()
     const p = probe({ parameters: z.object({}).refine(() => hang.promise) })
     const result = await settledAfter(p.runtime, BUDGET)
@@ -540,19 +548,20 @@ describe('validation and output: async schemas that never settle', () => {
       code: 'LISTENER_EXCEPTION',
       message: STALLED_BEFORE('the parameters validation'),
     })
-    expect(types(p.runtime)).toEqual(['tool/call', 'tool/result'])
     await settleLate(p, result, () => hang.resolve(true), 'validation')
     expect(p.runs).toBe(0)
-
-    const q = probe({ parameters: z.object({}).refine(() => new Promise<boolean>(() => {})) })
-    const controller = new AbortController()
-    const aborted = start(q.runtime, controller.signal)
-    controller.abort()
-    await vi.advanceTimersByTimeAsync(GRACE)
-    expect((await aborted.pending).error?.code).toBe('CANCELLED_BEFORE_START')
   })
 
-  it('an async output validator: the result is withheld after the budget; aborted after the grace', async () => {
+  it('an async parameters validator, when the caller aborts: cancelled before start after the grace', async () => {
+    const hang = gate<boolean>()
+    const p = probe({ parameters: z.object({}).refine(() => hang.promise) })
+    const result = await abortedAfterGrace(p.runtime)
+    expect(result.error).toEqual({ kind: 'cancelled', code: 'CANCELLED_BEFORE_START', message: CANCELLED })
+    await settleLate(p, result, () => hang.resolve(true), 'validation')
+    expect(p.runs).toBe(0)
+  })
+
+  it('an async output validator, without a stop: the result is withheld after the budget', async () => {
     const hang = gate<boolean>()
     const p = probe({ output: z.string().refine(() => hang.promise) })
     const result = await settledAfter(p.runtime, BUDGET)
@@ -561,19 +570,20 @@ describe('validation and output: async schemas that never settle', () => {
       code: 'LISTENER_EXCEPTION',
       message: STALLED_AFTER('the output validation'),
     })
+    expect(result.value).toBe(undefined)
     await settleLate(p, result, () => hang.resolve(true), 'output')
+  })
 
-    const q = probe({ output: z.string().refine(() => new Promise<boolean>(() => {})) })
-    const controller = new AbortController()
-    const aborted = start(q.runtime, controller.signal)
-    await vi.advanceTimersByTimeAsync(10)
-    controller.abort()
-    await vi.advanceTimersByTimeAsync(GRACE)
-    expect((await aborted.pending).error).toEqual({
+  it('an async output validator, when the caller aborts: aborted after the grace, the result withheld', async () => {
+    const hang = gate<boolean>()
+    const p = probe({ output: z.string().refine(() => hang.promise) })
+    const result = await abortedAfterGrace(p.runtime)
+    expect(result.error).toEqual({
       kind: 'aborted',
       code: 'ABORTED',
       message: ABORTED_AFTER_RUN('the output validation'),
     })
+    await settleLate(p, result, () => hang.resolve(true), 'output')
   })
 })
 
