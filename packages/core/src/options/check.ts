@@ -11,7 +11,7 @@ import type { ToolCall } from '../types.js'
 // once (a getter cannot answer the check one thing and the use another) into a plain copy.
 
 /** setTimeout fires at once for delays above 2^31-1 ms. */
-export const MAX_TIMER_MS = 2_147_483_647
+const MAX_TIMER_MS = 2_147_483_647
 
 type Check<T> = (value: unknown) => value is T
 
