@@ -154,7 +154,10 @@ export class HostWait<T, R> implements HostWaitEvents {
     }
     for (const signal of options.signals) {
       if (signal.aborted) this.stop(signal.reason, false)
-      else watchAbort(signal, (this.onAbort ??= (reason: unknown) => this.stop(reason, false)))
+      else {
+        this.onAbort ??= (reason: unknown) => this.stop(reason, false)
+        watchAbort(signal, this.onAbort)
+      }
     }
     if (options.stoppedBy !== undefined) this.stop(options.stoppedBy, false)
     if (stage === 'tools/execute') state.waiting = this
