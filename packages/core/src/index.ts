@@ -15,6 +15,7 @@ export type { MaterializeResult } from './json/materialize.js'
 export { materialize, parseJson } from './json/materialize.js'
 export { stringifyJson } from './json/stringify.js'
 export type { ToolMetrics } from './metrics/metrics.js'
+export { UNKNOWN_TOOLS } from './metrics/metrics.js'
 export { timeoutPolicy } from './plugins/timeout.js'
 export type {
   ExecuteOutcome,

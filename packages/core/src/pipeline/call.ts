@@ -1,15 +1,25 @@
 import { describeThrown, failures } from '../errors/failures.js'
+import { isAbortSignal } from '../options/check.js'
 import type { ExecuteOutcome } from '../registry/registry.js'
 import type { FreshEvent } from '../session/log.js'
 import { linkSignals } from '../signal/link.js'
 import type { JsonValue, ToolCall, ToolExecution, ToolFailure, ToolResult } from '../types.js'
-import { executeFailure, runExecute } from './execute.js'
+import {
+  callerStop,
+  GaveUp,
+  type HostStage,
+  HostWait,
+  stageStopped,
+  type Waited,
+  waitFor,
+} from './bounded.js'
+import { executeFailure, isThenable, runExecute } from './execute.js'
 import { failureCandidate, finalizeResult } from './finalize.js'
-import { type Rendered, renderValue, validBlocks } from './output.js'
+import { type Rendered, renderBounded, validBlocks } from './output.js'
 import { type Candidate, frozenCandidate, postExecute } from './post-execute.js'
 import { notStarted, preExecute, runGuards } from './pre-execute.js'
 import { type Prepared, prepareCall } from './prepare.js'
-import type { CallOptions, CallState, PipelineHost, StageOutcome } from './state.js'
+import { ABANDONED, type CallOptions, type CallState, type PipelineHost, type StageOutcome } from './state.js'
 
 // The journey of one call (DESIGN.md §3), as a straight line of named stages:
 //   log tool/call -> lookup/materialize/validate -> pre-execute (+approval) -> guards
@@ -58,6 +68,11 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
   const prepared = options.prepared ?? prepareCall(host.registry, call, (p) => host.live.has(p.token))
   const name = String(call.name)
   const callId = String(call.callId)
+  // Read once, checked before anything is logged (execute/executeBatch checked it too: a getter
+  // cannot answer the check one thing and the use another).
+  const callSignal = call.signal
+  if (callSignal !== undefined && !isAbortSignal(callSignal))
+    throw new TypeError(`call ${JSON.stringify(callId)}: signal must be an AbortSignal or undefined`)
 
   // Built by assignment (no conditional spreads): this is the per-call hot path.
   const logged: FreshEvent = { seq: 0, type: 'tool/call', callId, name }
@@ -72,7 +87,7 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
   else logged.argumentsText = prepared.argumentsText
   host.session.appendFresh(logged)
 
-  const signal = linkSignals(call.signal, options.signal)
+  const signal = linkSignals(callSignal, options.signal)
   const draft: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
     callId,
     name,
@@ -97,6 +112,12 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
     contexts: undefined,
     concluded: false,
     parentOf: false,
+    ran: false,
+    bodies: 0,
+    bodyPromise: undefined,
+    expired: undefined,
+    waiting: undefined,
+    abandoned: 0,
     t0,
   }
 }
@@ -104,6 +125,7 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
 /** The one way out: release what the call held, finalize and freeze, hand to `finish`. */
 function conclude<R>(state: CallState, candidate: Candidate, finish: (settled: SettledCall) => R): R {
   const exec = state.exec
+  state.abandoned = ABANDONED.ended
   if (state.parentOf) state.host.live.delete(exec.token)
   state.unlink()
   const t0 = state.t0
@@ -123,7 +145,20 @@ function journey(state: CallState, options: CallOptions): Stage<Candidate> {
   try {
     // Unknown tool or non-JSON arguments: nothing of the tool runs; post-execute still sees it.
     if (prepared.failure) return afterFailure(state, prepared.failure)
-    if (prepared.validation) return prepared.validation.then(() => validatedCall(state, prepared, options))
+    if (prepared.validation)
+      return waitFor(
+        state,
+        'validation',
+        prepared.validation,
+        { signals: callerStop(state), budget: true },
+        (waited) => {
+          if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
+            return stopped(state, 'validation', waited)
+          // prepareCall turns a validator's rejection into a failure: this promise never rejects.
+          if (!waited.ok) return pipelineBug(state, waited.error)
+          return validatedCall(state, prepared, options)
+        },
+      )
     return validatedCall(state, prepared, options)
   } catch (error) {
     return pipelineBug(state, error)
@@ -178,12 +213,38 @@ function execute(state: CallState, args: JsonValue): Stage<Candidate> {
   } catch (error) {
     return wrapperThrew(state, error)
   }
-  if (running instanceof Promise)
+  if (!(running instanceof Promise)) return afterExecute(state, args, running)
+  // A body run bounds itself: without wrappers, or when the chain returned exactly the body's
+  // promise, there is nothing else to wait for.
+  if (state.view.execute.length === 0 || running === state.bodyPromise)
     return running.then(
       (outcome) => afterExecute(state, args, outcome),
       (error: unknown) => wrapperThrew(state, error),
     )
-  return afterExecute(state, args, running)
+  // Wrappers that wait on their own (before next(), after it, instead of it) are host code.
+  const block = state.definition?.interruptBehavior === 'block'
+  return new HostWait<ExecuteOutcome, Candidate>(state, 'tools/execute', {
+    signals: block ? [] : callerStop(state),
+    budget: true,
+  }).run(running, (waited) => {
+    if (waited instanceof GaveUp) return stopped(state, 'tools/execute', waited)
+    if (waited.ok) return afterExecute(state, args, waited.value)
+    if (waited.stopped) return stopped(state, 'tools/execute', waited)
+    return wrapperThrew(state, waited.error)
+  })
+}
+
+/**
+ * A stage's wait gave up, or its host code failed after the call was stopped (that failure is
+ * logged as a listener error and the stop decides the result). Final when the code stalled.
+ */
+export function stopped(
+  state: CallState,
+  stage: HostStage,
+  waited: GaveUp | Extract<Waited<unknown>, { ok: false }>,
+): Stage<Candidate> {
+  const { failure, final } = stageStopped(state, stage, waited)
+  return final ? failureCandidate(failure) : afterFailure(state, failure)
 }
 
 /** A wrapper threw: final, post-execute is skipped (seed 002). */
@@ -196,7 +257,7 @@ function wrapperThrew(state: CallState, error: unknown): Candidate {
 function afterExecute(state: CallState, args: JsonValue, outcome: ExecuteOutcome): Stage<Candidate> {
   const tool = state.tool!
   if (!outcome.ok) return afterFailure(state, executeFailure(state, outcome.error, tool.definition.timeoutMs))
-  const rendering = renderValue(tool, args, outcome.value, state.exec.parent === undefined)
+  const rendering = renderBounded(state, tool, args, outcome.value)
   if (rendering instanceof Promise) return rendering.then((rendered) => afterRender(state, rendered))
   return afterRender(state, rendering)
 }
@@ -240,6 +301,17 @@ function projectContent(state: CallState, candidate: Candidate): Candidate {
     return failureCandidate(failures.exception(state.exec.name, 'projectContent', describeThrown(error)))
   }
   if (projected === undefined) return candidate
+  if (isThenable(projected)) {
+    // Synchronous by contract: a promise is never awaited (its rejection is absorbed).
+    Promise.resolve(projected).catch(() => {})
+    return failureCandidate(
+      failures.exception(
+        state.exec.name,
+        'projectContent',
+        'it returned a promise; projectContent is synchronous',
+      ),
+    )
+  }
   const blocks = validBlocks(projected)
   if (!blocks.ok)
     return failureCandidate(failures.exception(state.exec.name, 'projectContent', `it ${blocks.problem}`))

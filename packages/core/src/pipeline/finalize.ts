@@ -3,6 +3,7 @@ import { materialize } from '../json/materialize.js'
 import { markSnapshot } from '../json/snapshot.js'
 import type { FreshEvent } from '../session/log.js'
 import type { ContentBlock, ContextMessage, JsonValue, ToolFailure, ToolResult } from '../types.js'
+import { isThenable } from './execute.js'
 import { validBlocks } from './output.js'
 import { type Candidate, frozenCandidate } from './post-execute.js'
 import type { CallState } from './state.js'
@@ -29,6 +30,12 @@ export function finalizeResult(
     } catch (error) {
       didThrow = true
       threw = error
+    }
+    if (!didThrow && isThenable(replaced)) {
+      // Total and synchronous by contract (seed 000 §3 ⑤): a promise is never awaited.
+      Promise.resolve(replaced).catch(() => {})
+      didThrow = true
+      threw = 'it returned a promise; finalizeContent is synchronous'
     }
     if (didThrow) {
       const failure = failures.exception(state.exec.name, 'finalizeContent', describeThrown(threw))

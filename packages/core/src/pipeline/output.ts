@@ -3,7 +3,9 @@ import { materialize } from '../json/materialize.js'
 import { markSnapshot } from '../json/snapshot.js'
 import type { RegisteredTool } from '../registry/registry.js'
 import type { ContentBlock, JsonValue, ToolFailure } from '../types.js'
+import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
 import { isContentBlock } from './execute.js'
+import type { CallState } from './state.js'
 
 // After the body: snapshot the canonical value (lossless JSON), validate it against
 // output.schema, then render it (and presentationMeta) — both pure projections of (args, value).
@@ -17,6 +19,39 @@ export type Rendered =
       readonly meta?: JsonValue
     }
   | { readonly ok: false; readonly failure: ToolFailure }
+
+/**
+ * renderValue for a call: an async output.schema validator (host code) is waited for within the
+ * call's bounds (bounded.ts); one that stalls or rejects fails the output, never the pipeline.
+ */
+export function renderBounded(
+  state: CallState,
+  tool: RegisteredTool,
+  args: JsonValue,
+  raw: unknown,
+): Rendered | Promise<Rendered> {
+  const rendering = renderValue(tool, args, raw, state.exec.parent === undefined)
+  if (!(rendering instanceof Promise)) return rendering
+  return waitFor(
+    state,
+    'output',
+    rendering,
+    { signals: callerStop(state), budget: true },
+    (waited): Rendered => {
+      if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
+        return { ok: false, failure: stageStopped(state, 'output', waited).failure }
+      if (!waited.ok)
+        return {
+          ok: false,
+          failure: failures.invalidOutput(
+            tool.name,
+            `its output.schema validation failed: ${describeThrown(waited.error)}`,
+          ),
+        }
+      return waited.value
+    },
+  )
+}
 
 export function renderValue(
   tool: RegisteredTool,

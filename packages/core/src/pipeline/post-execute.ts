@@ -2,10 +2,11 @@ import { describeThrown, failures } from '../errors/failures.js'
 import { chainCache, compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { PostExecuteListener, PostExecuteResult } from '../registry/registry.js'
-import type { ContextMessage, PostToolDecision, ToolExecution, ToolFailure } from '../types.js'
+import type { ContextMessage, PostToolDecision, ToolFailure } from '../types.js'
+import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
 import { isContextMessage } from './execute.js'
-import { type Rendered, renderValue, validBlocks } from './output.js'
-import type { CallState } from './state.js'
+import { type Rendered, renderBounded, validBlocks } from './output.js'
+import { ABANDONED, type CallState } from './state.js'
 
 // Stage ④: tools/post-execute. Listeners see the candidate (successes and denials alike) and
 // may accept it, replace its content (presentation, not secrecy: the value stays), replace its
@@ -37,11 +38,19 @@ export function frozenCandidate(candidate: Candidate): PostExecuteResult {
 
 const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
 const accept = () => ACCEPT
+/** What a listener's late next() gets once the stage gave up on it: no later listener runs. */
+const CLOSED: PostToolDecision = Object.freeze({
+  kind: 'block',
+  feedback: Object.freeze([Object.freeze({ type: 'text', text: 'This call already ended.' })]),
+})
 
-type Ctx = { readonly exec: ToolExecution; readonly result: PostExecuteResult }
+type Ctx = { readonly state: CallState; readonly result: PostExecuteResult }
 const chainFor = chainCache((listeners: readonly PostExecuteListener[]) =>
   compose<Ctx, PostToolDecision>(
-    listeners.map((l) => (ctx, next) => l(ctx.exec, ctx.result, () => next())),
+    listeners.map(
+      (l) => (ctx, next) =>
+        l(ctx.state.exec, ctx.result, () => (ctx.state.abandoned & ABANDONED.post ? CLOSED : next())),
+    ),
     accept,
   ),
 )
@@ -59,17 +68,26 @@ function postExecuteListeners(state: CallState, candidate: Candidate): PostOutco
   const frozen = frozenCandidate(candidate)
   let pending: PostToolDecision | Promise<PostToolDecision>
   try {
-    pending = chainFor(state.view.post)({ exec: state.exec, result: frozen })
+    pending = chainFor(state.view.post)({ state, result: frozen })
   } catch (error) {
     return listenerThrew(state, error)
   }
-  // Synchronous listeners are applied without a microtask.
-  if (pending instanceof Promise)
-    return pending.then(
-      (decision) => applyDecision(state, candidate, decision),
-      (error: unknown) => listenerThrew(state, error),
-    )
-  return applyDecision(state, candidate, pending)
+  // Synchronous listeners are applied without a microtask; async ones are waited for within bounds.
+  if (!(pending instanceof Promise)) return applyDecision(state, candidate, pending)
+  // After the call's deadline passed, its listeners get the grace, not a fresh budget.
+  const timedOut = candidate.error?.kind === 'timeout' ? state.expired : undefined
+  return waitFor(
+    state,
+    'tools/post-execute',
+    pending,
+    { signals: callerStop(state), budget: true, stoppedBy: timedOut },
+    (waited) => {
+      if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
+        return { ok: false, failure: stageStopped(state, 'tools/post-execute', waited).failure }
+      if (!waited.ok) return listenerThrew(state, waited.error)
+      return applyDecision(state, candidate, waited.value)
+    },
+  )
 }
 
 function listenerThrew(state: CallState, error: unknown): PostOutcome {
@@ -110,7 +128,7 @@ function applyDecision(
       }
       if (hasValue) {
         if (candidate.isError || !state.tool) return problem('it replaced the value of a failed result')
-        const rendering = renderValue(state.tool, exec.arguments, decision.value, exec.parent === undefined)
+        const rendering = renderBounded(state, state.tool, exec.arguments, decision.value)
         return rendering instanceof Promise ? rendering.then(replacedValue) : replacedValue(rendering)
       }
       return { ok: true, candidate }

@@ -1,10 +1,12 @@
+import type { ApprovalDecision } from '../approval/service.js'
 import { describeThrown, failures } from '../errors/failures.js'
 import { SiblingFailed } from '../errors/tool-error.js'
 import { chainCache, compose } from '../hooks/compose.js'
 import type { PreExecuteListener } from '../registry/registry.js'
-import { settleWithin } from '../signal/settle.js'
-import type { PreToolDecision, ToolExecution } from '../types.js'
-import { type CallState, CONTINUE, type StageOutcome } from './state.js'
+import type { PreToolDecision } from '../types.js'
+import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
+import { isThenable } from './execute.js'
+import { ABANDONED, type CallState, CONTINUE, type StageOutcome } from './state.js'
 
 // Stage ① and ②: the tools/pre-execute waterfall (allow | deny | cancel | ask; `next()`
 // delegates; the default is allow), the approval service for `ask` (only 'allowed-once'
@@ -13,10 +15,14 @@ import { type CallState, CONTINUE, type StageOutcome } from './state.js'
 
 const ALLOW: PreToolDecision = Object.freeze({ kind: 'allow' })
 const allow = () => ALLOW
+/** What a listener's late next() gets once the stage gave up on it: no later listener runs. */
+const CLOSED: PreToolDecision = Object.freeze({ kind: 'cancel' })
 
 const chainFor = chainCache((listeners: readonly PreExecuteListener[]) =>
-  compose<ToolExecution, PreToolDecision>(
-    listeners.map((l) => (exec, next) => l(exec, () => next())),
+  compose<CallState, PreToolDecision>(
+    listeners.map(
+      (l) => (state, next) => l(state.exec, () => (state.abandoned & ABANDONED.pre ? CLOSED : next())),
+    ),
     allow,
   ),
 )
@@ -40,29 +46,27 @@ export function preExecute(state: CallState): StageOutcome | Promise<StageOutcom
 function preExecuteListeners(state: CallState): StageOutcome | Promise<StageOutcome> {
   let pending: PreToolDecision | Promise<PreToolDecision>
   try {
-    pending = chainFor(state.view.pre)(state.exec)
+    pending = chainFor(state.view.pre)(state)
   } catch (error) {
     return listenerThrew(state, error)
   }
-  // Synchronous listeners are decided without a microtask; async ones are awaited within grace.
-  return pending instanceof Promise ? awaitDecision(state, pending) : decide(state, pending)
-}
-
-async function awaitDecision(state: CallState, pending: Promise<PreToolDecision>): Promise<StageOutcome> {
-  const { exec, host } = state
-  let decision: unknown
-  try {
-    const settled = await settleWithin(pending, state.callerSignal, host.graceMs)
-    if (!settled.settled) {
-      host.trackOrphan(exec, 'tools/pre-execute', pending)
-      return notStarted(state) ?? { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name) }
-    }
-    decision = settled.value
-  } catch (error) {
-    return listenerThrew(state, error)
-  }
-  // Async listeners may have seen an abort: re-check before acting on their decision.
-  return notStarted(state) ?? decide(state, decision)
+  // Synchronous listeners are decided without a microtask; async ones are waited for within bounds.
+  if (!(pending instanceof Promise)) return decide(state, pending)
+  return waitFor(
+    state,
+    'tools/pre-execute',
+    pending,
+    { signals: callerStop(state), budget: true },
+    (waited) => {
+      if (waited instanceof GaveUp || (!waited.ok && waited.stopped)) {
+        const { failure, final } = stageStopped(state, 'tools/pre-execute', waited)
+        return { kind: 'fail', failure, final }
+      }
+      if (!waited.ok) return listenerThrew(state, waited.error)
+      // Async listeners may have seen an abort: re-check before acting on their decision.
+      return notStarted(state) ?? decide(state, waited.value)
+    },
+  )
 }
 
 function listenerThrew(state: CallState, error: unknown): StageOutcome {
@@ -128,23 +132,27 @@ async function ask(
     ...(decision.displayReason === undefined ? {} : { displayReason: decision.displayReason }),
   }
   host.session.appendTrusted('approval/asked', request)
-  let outcome: Awaited<ReturnType<typeof approval.request>>
+  let pending: Promise<ApprovalDecision>
   try {
-    const pending = approval.request({ ...request, signal: state.callerSignal })
-    const settled = await settleWithin(pending, state.callerSignal, host.graceMs)
-    if (!settled.settled) {
-      host.trackOrphan(exec, 'approval', pending)
-      host.session.appendTrusted('approval/decided', { callId: exec.callId, outcome: 'cancelled' })
-      return { kind: 'fail', failure: failures.cancelledBeforeStart(exec.name) }
-    }
-    outcome = settled.value
+    pending = Promise.resolve(approval.request({ ...request, signal: state.callerSignal }))
   } catch (error) {
+    pending = Promise.reject(error)
+  }
+  // No budget: a person answers (the prompt may stay open while they are away). The caller's
+  // abort still ends the wait, within the grace, whatever the answerer does with its signal.
+  const waited = await waitFor(state, 'approval', pending, { signals: callerStop(state) }, (w) => w)
+  if (waited instanceof GaveUp || (!waited.ok && waited.stopped)) {
+    host.session.appendTrusted('approval/decided', { callId: exec.callId, outcome: 'cancelled' })
+    const { failure, final } = stageStopped(state, 'approval', waited)
+    return { kind: 'fail', failure, final }
+  }
+  if (!waited.ok)
     return {
       kind: 'fail',
-      failure: failures.exception(exec.name, 'the approval service', describeThrown(error)),
+      failure: failures.exception(exec.name, 'the approval service', describeThrown(waited.error)),
       final: true,
     }
-  }
+  const outcome = waited.value
   host.session.appendTrusted('approval/decided', { callId: exec.callId, outcome: outcome.outcome })
   // An interruption while the prompt was open is a cancellation, never a user rejection.
   const cancelled = notStarted(state)
@@ -178,6 +186,15 @@ export function runGuards(state: CallState): StageOutcome {
       }
     }
     if (verdict === undefined) continue
+    if (isThenable(verdict)) {
+      // Guards are synchronous by contract: a promise is not awaited (its rejection is absorbed).
+      Promise.resolve(verdict).catch(() => {})
+      return {
+        kind: 'fail',
+        failure: failures.exception(exec.name, 'a guard', 'it returned a promise; guards are synchronous'),
+        final: true,
+      }
+    }
     const reason =
       typeof verdict === 'string' && verdict !== '' ? verdict : 'This call was denied by a guard.'
     return { kind: 'fail', failure: failures.guardDenied(reason) }

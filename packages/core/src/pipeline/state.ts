@@ -1,9 +1,11 @@
 import type { ApprovalService } from '../approval/service.js'
+import type { DeadlineExceeded } from '../errors/tool-error.js'
 import type { AgentView, RegisteredTool, Registry } from '../registry/registry.js'
 import type { RuntimeSessionLog } from '../session/log.js'
 import type { Deadlines } from '../signal/deadlines.js'
 import type { ToolDefinition } from '../tool/define.js'
 import type { ContextMessage, JobsService, ToolExecution, ToolFailure } from '../types.js'
+import type { HostWaitEvents } from './bounded.js'
 import type { Prepared } from './prepare.js'
 
 /** What the pipeline needs from its runtime. */
@@ -12,8 +14,10 @@ export interface PipelineHost {
   readonly session: RuntimeSessionLog
   readonly approval: ApprovalService | undefined
   readonly jobs: JobsService
-  /** How long a body (or async listener) that ignores its abort signal is waited for. */
+  /** How long a body (or any host code) that ignores its abort signal is waited for after the stop. */
   readonly graceMs: number
+  /** How long host code (listeners, wrappers, async validators) may take when nothing stops the call. */
+  readonly listenerTimeoutMs: number
   /** The runtime's call deadlines (shared lists, no timer per call). */
   readonly deadlines: Deadlines
   /** Executions that handed out a parent token and are still running: only these are valid parents. */
@@ -55,6 +59,18 @@ export interface CallState {
   concluded: boolean
   /** Set once the body asked for a parent token: the execution is live until it settles. */
   parentOf: boolean
+  /** Set when the body was started (a failure message then says the call may have had effects). */
+  ran: boolean
+  /** Bodies running now (a retry wrapper may start more than one); pauses the wrappers' budget. */
+  bodies: number
+  /** The last body run's own promise: a wrapper chain that returns it adds no wait of its own. */
+  bodyPromise: Promise<unknown> | undefined
+  /** The call's deadline passed in the last body run (cleared when a wrapper starts another run). */
+  expired: DeadlineExceeded | undefined
+  /** The execute stage's wait, while it waits: body runs tell it of their starts, ends and deadlines. */
+  waiting: HostWaitEvents | undefined
+  /** Stages whose wait gave up (bits of ABANDONED), or ENDED once the call concluded. */
+  abandoned: number
   /** performance.now() when the call started. */
   readonly t0: number
 }
@@ -65,3 +81,9 @@ export type StageOutcome =
   | { readonly kind: 'fail'; readonly failure: ToolFailure; readonly final?: boolean }
 
 export const CONTINUE: StageOutcome = Object.freeze({ kind: 'continue' })
+
+/**
+ * Stages a give-up closed: host code that settles late may still call `next()`, and it must find
+ * the door shut (no later listener runs, no body starts). ENDED: the call concluded.
+ */
+export const ABANDONED = Object.freeze({ pre: 1, execute: 2, post: 4, ended: 7 })
