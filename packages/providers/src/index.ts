@@ -32,6 +32,13 @@ export type { ModelClient, ModelRequest, ModelStreamEvent, Provider, Usage } fro
 export { SchemaDialectError } from './schema/dialect-error.js'
 export { DIALECTS, type DialectProfile, SCHEMA_DIALECTS, type SchemaDialect } from './schema/dialects.js'
 export { normalizeArgs } from './schema/normalize-args.js'
+export {
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_NODES,
+  type NormalizedSchema,
+  normalizeSchema,
+  type SchemaNote,
+} from './schema/normalize-draft.js'
 export { toProviderSchema } from './schema/to-provider-schema.js'
 export {
   type ScriptedModel,
