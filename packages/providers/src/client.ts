@@ -1,6 +1,6 @@
 // createModelClient: a codec + the HTTP transport, for one provider, model and endpoint.
 import { anthropicCodec } from './codecs/anthropic.js'
-import type { DecodedResponse, SchemaFallback, WireCodec } from './codecs/codec.js'
+import type { DecodedResponse, SchemaFallback, SchemaOmission, WireCodec } from './codecs/codec.js'
 import { openaiChatCodec } from './codecs/openai-chat.js'
 import { openaiResponsesCodec } from './codecs/openai-responses.js'
 import type { ModelClient, ModelRequest, ModelStreamEvent, Provider } from './model.js'
@@ -28,6 +28,8 @@ export interface ModelClientOptions extends TransportOptions {
   readonly headers?: Readonly<Record<string, string>>
   /** Told about each tool that could not be sent strict (keyword and path). */
   readonly onSchemaFallback?: (fallback: SchemaFallback) => void
+  /** Told about each tool left out of a request because its schema cannot be sent at all. */
+  readonly onSchemaOmission?: (omission: SchemaOmission) => void
 }
 
 export interface HttpModelClient extends ModelClient {
@@ -50,6 +52,7 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
       ...(options.strictTools !== undefined ? { strictTools: options.strictTools } : {}),
     })
     for (const f of encoded.schemaFallbacks) options.onSchemaFallback?.(f)
+    for (const o of encoded.schemaOmissions) options.onSchemaOmission?.(o)
     return encoded
   }
 

@@ -8,6 +8,7 @@ export type {
   EncodedRequest,
   EncodeOptions,
   SchemaFallback,
+  SchemaOmission,
   StreamDecoder,
   WireCodec,
 } from './codecs/codec.js'

@@ -106,7 +106,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
   }
   if (system.length > 0) body.system = system.join('\n\n')
   body.messages = wire
-  const { compiled, fallbacks } = compileTools(
+  const { compiled, fallbacks, omissions } = compileTools(
     request.tools ?? [],
     'anthropic-strict',
     'anthropic',
@@ -134,7 +134,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
   }
   if (request.temperature !== undefined) body.temperature = request.temperature
   if (options.stream) body.stream = true
-  return encodedRequest(body, compiled, fallbacks)
+  return encodedRequest(body, compiled, fallbacks, omissions)
 }
 
 function usageOf(u: unknown): Usage | undefined {

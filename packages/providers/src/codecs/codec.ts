@@ -25,11 +25,21 @@ export interface SchemaFallback {
   readonly message: string
 }
 
+/** A tool left out of a request because no dialect of the wire could express its schema. */
+export interface SchemaOmission {
+  readonly tool: string
+  readonly keyword: string
+  readonly path: string
+  readonly message: string
+}
+
 export interface EncodedRequest {
   readonly body: JsonObject
   /** Tools sent with a strict schema (their optional fields may come back as null). */
   readonly strictTools: ReadonlySet<string>
   readonly schemaFallbacks: readonly SchemaFallback[]
+  /** Tools left out (issue 16 §3: one bad schema never costs the whole request). */
+  readonly schemaOmissions: readonly SchemaOmission[]
 }
 
 export interface DecodedResponse {
@@ -75,9 +85,10 @@ export function compileTools(
   strictDialect: SchemaDialect,
   lenientDialect: SchemaDialect,
   strict: boolean,
-): { compiled: CompiledTool[]; fallbacks: SchemaFallback[] } {
+): { compiled: CompiledTool[]; fallbacks: SchemaFallback[]; omissions: SchemaOmission[] } {
   const compiled: CompiledTool[] = []
   const fallbacks: SchemaFallback[] = []
+  const omissions: SchemaOmission[] = []
   for (const tool of tools) {
     if (strict) {
       try {
@@ -88,9 +99,20 @@ export function compileTools(
         fallbacks.push({ tool: tool.name, keyword: error.keyword, path: error.path, message: error.message })
       }
     }
-    compiled.push({ tool, parameters: toProviderSchema(tool.parameters, lenientDialect), strict: false })
+    try {
+      compiled.push({ tool, parameters: toProviderSchema(tool.parameters, lenientDialect), strict: false })
+    } catch (error) {
+      // Not even the lenient dialect can send it: this one tool is left out, the request goes.
+      const e = error instanceof SchemaDialectError ? error : undefined
+      omissions.push({
+        tool: tool.name,
+        keyword: e?.keyword ?? 'schema',
+        path: e?.path ?? '',
+        message: error instanceof Error ? error.message : String(error),
+      })
+    }
   }
-  return { compiled, fallbacks }
+  return { compiled, fallbacks, omissions }
 }
 
 /** The encoded request every codec returns: the wire body plus which tools went strict. */
@@ -98,11 +120,13 @@ export function encodedRequest(
   body: EncodedRequest['body'],
   compiled: readonly CompiledTool[],
   fallbacks: readonly SchemaFallback[],
+  omissions: readonly SchemaOmission[] = [],
 ): EncodedRequest {
   return {
     body,
     strictTools: new Set(compiled.filter((c) => c.strict).map((c) => c.tool.name)),
     schemaFallbacks: fallbacks,
+    schemaOmissions: omissions,
   }
 }
 
