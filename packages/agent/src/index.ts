@@ -2,6 +2,12 @@
 
 export type { ResultBudgetOptions } from './budget/result-budget.js'
 export { DEFAULT_RESULT_LIMIT, resultBudget, spillNotice, truncateMiddle } from './budget/result-budget.js'
+export {
+  DeferredTools,
+  type DeferredToolsOptions,
+  deferredNote,
+  notLoadedMessage,
+} from './context/deferred-tools.js'
 export type { PushOutcome, Reminder, ReminderQueueOptions } from './context/reminders.js'
 export { ReminderQueue, renderReminders } from './context/reminders.js'
 export type { SessionTap } from './context/session-tap.js'
