@@ -14,6 +14,7 @@ import { createScreen, type Screen } from '../render/progress.js'
 import { createRunView, type RunStats, renderSummary } from '../render/run-view.js'
 import { overlapProbe } from '../session/overlap.js'
 import { type ApprovalMode, createSession, type Preset, type SessionSetup } from '../wiring.js'
+import { describeServer, type McpSession } from './mcp-session.js'
 
 /** How asks are answered when nobody is at a terminal (or --yes). */
 export type AutoDecision = (
@@ -38,6 +39,8 @@ export interface DriveOptions {
   readonly rules?: SessionSetup['rules']
   readonly isolated?: boolean
   readonly trustSandbox?: boolean
+  /** Start the configured MCP servers. */
+  readonly mcp?: boolean
   /** Used instead of the terminal prompt: always (--yes), or when stdin/stdout is not a TTY. */
   readonly auto: AutoDecision
   readonly forceAuto: boolean
@@ -84,6 +87,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       ...(o.rules ? { rules: o.rules } : {}),
       ...(o.isolated ? { isolated: true } : {}),
       ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
+      ...(o.mcp ? { mcp: true } : {}),
       plugins: [probe.plugin],
     })
   } catch (error) {
@@ -140,6 +144,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   session.approval.answer(answerer)
 
   if (!o.json && o.banner) screen.print(o.banner(style))
+  if (!o.json && session.mcp) screen.print(mcpBanner(session.mcp))
   let code: ExitCode = EXIT.failed
   try {
     // With run_code available the model also needs the SDK declaration of what it can call.
@@ -154,6 +159,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       signal: controller.signal,
       sessionTap: tap,
       ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
+      ...(session.mcp ? { beforeTurn: session.mcp.sync, deferredTools: session.mcp.deferred } : {}),
     })
     for await (const event of run) view.onEvent(event)
     const result = await run.result
@@ -171,6 +177,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   } finally {
     io.interrupt?.removeEventListener('abort', interrupt)
     screen.dispose()
+    await session.mcp?.dispose().catch(() => undefined)
     await session.runtime.dispose().catch(() => undefined)
     sink.close()
   }
@@ -194,6 +201,12 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
     screen.print(`\n${renderSummary({ stats: view.stats, wallMs, logPath: o.logPath, extra }, style)}`)
   }
   return { code, stats: view.stats }
+}
+
+/** Which MCP servers are pending, failed or waiting for approval when the run starts. */
+function mcpBanner(mcp: McpSession): string {
+  const lines = mcp.manager.report().map((r) => `mcp       ${r.name}: ${describeServer(r)}`)
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`
 }
 
 function emptyStats(): RunStats {

@@ -197,6 +197,7 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
     maxTurns: typeof o['max-turns'] === 'number' ? o['max-turns'] : 30,
     json: o.json === true,
     codeMode: true,
+    mcp: true,
     forceAuto: yes || o.json === true,
     auto: () =>
       yes

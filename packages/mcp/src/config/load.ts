@@ -2,9 +2,9 @@
 // a cloned repository): every problem is listed with its file and field, a server with any problem
 // is not started (fail closed for that server), and nothing here throws.
 import { readFileSync, statSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { expandVars } from './expand.js'
+import { toolgateHome } from './trust.js'
 import type { ConfigProblem, ServerConfig, ServerEntry, ServerSource } from './types.js'
 
 /** A configuration file larger than this is not read (a cap on hostile input). */
@@ -18,7 +18,7 @@ export interface LoadOptions {
   readonly root: string
   /** Variables for `${VAR}` expansion (default `process.env`). */
   readonly env?: Readonly<Record<string, string | undefined>>
-  /** The user's settings file (default `~/.toolgate/settings.json`; `null` for none). */
+  /** The user's settings file (default `$TOOLGATE_HOME/settings.json`, else `~/.toolgate/settings.json`; `null` for none). */
   readonly userSettingsPath?: string | null
 }
 
@@ -59,7 +59,7 @@ export function loadMcpConfig(options: LoadOptions): LoadedConfig {
   const files: { path: string; source: ServerSource }[] = []
   const userPath =
     options.userSettingsPath === undefined
-      ? join(homedir(), '.toolgate', 'settings.json')
+      ? join(toolgateHome(env), 'settings.json')
       : options.userSettingsPath
   if (userPath !== null) files.push({ path: userPath, source: 'user-settings' })
   files.push({ path: join(root, '.mcp.json'), source: 'project-mcp-json' })

@@ -1,0 +1,90 @@
+// `toolgate mcp list|approve <server>`: the configured MCP servers, their state, tool count and
+// schema bytes; approving a project server once (remembered per path + config hash).
+import { resolve } from 'node:path'
+import { createRuntime } from '@toolgate/core'
+import { fileTrustStore, loadMcpConfig, McpManager } from '@toolgate/mcp'
+import type { CommandSpec, ParsedArgs } from '../args.js'
+import { EXIT, type ExitCode } from '../exit-codes.js'
+import type { CliIO } from '../io.js'
+import { describeServer } from './mcp-session.js'
+
+export const mcpSpec: CommandSpec = {
+  name: 'mcp',
+  summary: 'list the configured MCP servers, or approve a project server',
+  positionals: [
+    { name: 'action', description: 'list | approve', required: true },
+    { name: 'server', description: 'the server to approve', required: false },
+  ],
+  options: [
+    {
+      name: 'root',
+      kind: 'string',
+      value: '<dir>',
+      description:
+        'Workspace root with .mcp.json / .toolgate/settings.json (default: the current directory).',
+    },
+    { name: 'json', kind: 'flag', description: 'Print the report as JSON.' },
+  ],
+  epilog:
+    'list starts every approved server, waits until each is connected or failed, prints its state, tool count\nand the bytes of its tool declarations, then stops them. Project servers start only once approved.',
+}
+
+export async function mcpCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
+  const root = resolve(io.cwd, typeof parsed.options.root === 'string' ? parsed.options.root : '.')
+  const [action, server] = parsed.positionals
+  if (action === 'approve') {
+    if (!server) {
+      io.stderr.write('toolgate mcp approve: name the server to approve (see toolgate mcp list)\n')
+      return EXIT.usage
+    }
+    const entry = loadMcpConfig({ root }).servers.find((s) => s.name === server)
+    if (!entry) {
+      io.stderr.write(`toolgate mcp approve: no server "${server}" is configured in ${root}\n`)
+      return EXIT.config
+    }
+    if (!entry.config) {
+      io.stderr.write(`toolgate mcp approve: "${server}" has configuration problems; fix them first:\n`)
+      for (const p of entry.problems) io.stderr.write(`  ${p.file}: ${p.field}: ${p.message}\n`)
+      return EXIT.config
+    }
+    const trust = fileTrustStore()
+    trust.approve(root, entry)
+    io.stdout.write(
+      `approved ${server} for ${root} (until its configuration changes); recorded in ${trust.path}\n`,
+    )
+    return EXIT.ok
+  }
+  if (action !== 'list') {
+    io.stderr.write(`toolgate mcp: unknown action ${JSON.stringify(action)}; use list or approve\n`)
+    return EXIT.usage
+  }
+  const runtime = createRuntime()
+  const manager = McpManager.fromConfig({ root }).attach(runtime)
+  try {
+    await manager.start()
+    manager.sync()
+    const report = manager.report()
+    if (parsed.options.json === true) {
+      io.stdout.write(`${JSON.stringify({ servers: report, fileProblems: manager.fileProblems })}\n`)
+      return EXIT.ok
+    }
+    for (const p of manager.fileProblems) io.stdout.write(`problem  ${p.file}: ${p.field}: ${p.message}\n`)
+    if (report.length === 0) {
+      io.stdout.write(
+        `no MCP servers configured for ${root} (.mcp.json, .toolgate/settings.json, ~/.toolgate/settings.json)\n`,
+      )
+      return EXIT.ok
+    }
+    for (const r of report) {
+      io.stdout.write(
+        `${r.name}  ${r.transport}  ${describeServer(r)}  tools ${r.tools}  schema ${r.schemaBytes.toLocaleString('en-US')} bytes\n`,
+      )
+      for (const problem of r.problems) io.stdout.write(`  left out: ${problem}\n`)
+      for (const c of r.collisions)
+        io.stdout.write(`  renamed: ${c.original} -> ${c.assigned} (${c.keptBy} kept the name)\n`)
+    }
+    return EXIT.ok
+  } finally {
+    await manager.dispose()
+  }
+}
