@@ -25,14 +25,21 @@ const entry = (name, args) => {
 
 // 1. per-call overhead
 const direct = new Client({ name: 'bench', version: '1' })
-await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }))
+await direct.connect(
+  new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }),
+)
 const runtime = createRuntime({ session: discardSink() })
-const manager = new McpManager({ root: process.cwd(), servers: [entry('everything', [EVERYTHING, 'stdio'])], log: () => {} }).attach(runtime)
+const manager = new McpManager({
+  root: process.cwd(),
+  servers: [entry('everything', [EVERYTHING, 'stdio'])],
+  log: () => {},
+}).attach(runtime)
 await manager.start()
 manager.sync()
 let id = 0
 const viaSdk = () => direct.callTool({ name: 'echo', arguments: { message: 'hi' } })
-const viaToolgate = () => runtime.execute({ callId: `c${id++}`, name: 'mcp__everything__echo', arguments: { message: 'hi' } })
+const viaToolgate = () =>
+  runtime.execute({ callId: `c${id++}`, name: 'mcp__everything__echo', arguments: { message: 'hi' } })
 const time = async (fn) => {
   const t = performance.now()
   for (let i = 0; i < N; i++) await fn()
@@ -50,7 +57,9 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const sdkUs = median(sdk)
 const tgUs = median(tg)
-console.log(`MCP call, server-everything echo over stdio, direct SDK client: ${sdkUs.toFixed(0)} us/call (baseline)`)
+console.log(
+  `MCP call, server-everything echo over stdio, direct SDK client: ${sdkUs.toFixed(0)} us/call (baseline)`,
+)
 console.log(
   `MCP call through toolgate (pipeline + bridge + SDK client): ${tgUs.toFixed(0)} us/call, ${(tgUs / sdkUs).toFixed(2)}x direct (+${(tgUs - sdkUs).toFixed(0)} us)`,
 )
@@ -90,14 +99,21 @@ console.log(
 // 3. tools[] bytes for 100 MCP tools, with and without deferred loading
 {
   const rt = createRuntime({ session: discardSink() })
-  const m = new McpManager({ root: process.cwd(), servers: [entry('crm', [FAULT, '--variant', 'many:100'])], log: () => {} }).attach(rt)
+  const m = new McpManager({
+    root: process.cwd(),
+    servers: [entry('crm', [FAULT, '--variant', 'many:100'])],
+    log: () => {},
+  }).attach(rt)
   await m.start()
   m.sync()
   const deferred = new DeferredTools({ thresholdBytes: 10_000 })
   rt.register(toolSearchTool({ catalog: deferred }))
   const all = rt.schemas()
   const bytes = (tools) =>
-    JSON.stringify(anthropicCodec.encodeRequest({ messages: [], tools }, { model: 'm', maxTokens: 1, stream: false }).body.tools).length
+    JSON.stringify(
+      anthropicCodec.encodeRequest({ messages: [], tools }, { model: 'm', maxTokens: 1, stream: false }).body
+        .tools,
+    ).length
   const full = bytes(all)
   const plan = deferred.plan(all)
   const note = deferred.announce([])
