@@ -6,8 +6,13 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import type { Disposable, JsonObject, JsonValue, Runtime } from '@toolgate/core'
-import { normalizeSchema } from '@toolgate/providers'
+import {
+  type Disposable,
+  type JsonObject,
+  type JsonValue,
+  normalizeSchema,
+  type Runtime,
+} from '@toolgate/core'
 import { type LoadOptions, loadMcpConfig } from './config/load.js'
 import { fileTrustStore, type TrustStore } from './config/trust.js'
 import type { ConfigProblem, ServerEntry } from './config/types.js'

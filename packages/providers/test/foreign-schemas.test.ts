@@ -7,12 +7,12 @@
 // Only the schema JSON is kept.
 import { readFileSync } from 'node:fs'
 import type { JsonObject, ToolSchema } from '@toolgate/core'
+import { normalizeSchema } from '@toolgate/core'
 import { describe, expect, test } from 'vitest'
 import { CODECS } from '../src/client.js'
 import { compileTools } from '../src/codecs/codec.js'
 import { SchemaDialectError } from '../src/schema/dialect-error.js'
 import { SCHEMA_DIALECTS } from '../src/schema/dialects.js'
-import { normalizeSchema } from '../src/schema/normalize-draft.js'
 import { toProviderSchema } from '../src/schema/to-provider-schema.js'
 
 const fixture = (name: string) =>

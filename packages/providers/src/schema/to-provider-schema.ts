@@ -1,11 +1,10 @@
 // The schema dialect compiler (seed 003 §11.1: a tree rewrite, not a switch). Every node is visited:
 // nested objects, array items, union branches and $defs, so a nested object can never reach the
 // provider unrewritten (§11.3 🔴).
-import type { JsonObject, JsonValue } from '@toolgate/core'
+import { type JsonObject, type JsonValue, normalizeSchema } from '@toolgate/core'
 import { SchemaDialectError } from './dialect-error.js'
 import { DIALECTS, type DialectProfile, type SchemaDialect, STRUCTURAL_UNSUPPORTED } from './dialects.js'
 import { isObject, jsonTypeOf, type Node, pointer, resolveRef, typesOf } from './json-schema.js'
-import { normalizeSchema } from './normalize-draft.js'
 
 /** Keywords that are generator metadata, not protocol (seed 003 §11.2: `$schema` burns tokens). */
 const METADATA = new Set(['$schema', '$id', '$comment'])

@@ -1,10 +1,23 @@
-// Foreign schemas (issue 16 §3): MCP servers and raw tools send whatever JSON Schema their
+// Foreign schemas (issue 16 §3; in core so every package that meets plain JSON Schema — the MCP
+// bridge, the provider dialects — normalizes the same way): MCP servers and raw tools send whatever JSON Schema their
 // generator emits — draft-03/04/06/07 forms, OpenAPI's `nullable`, no root type, `{}` for a tool
 // without arguments. This turns them into the 2020-12 form the validator (ajv 2020) and
 // `toProviderSchema` work on, and says what it changed. It never throws: a schema it cannot use
 // comes back as a problem naming the path, so the caller leaves out that one tool.
-import type { JsonObject, JsonValue } from '@toolgate/core'
-import { isObject, type Node, pointer } from './json-schema.js'
+import type { JsonObject, JsonValue } from '../types.js'
+
+type Node = { [key: string]: JsonValue }
+
+function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/** RFC 6901 escaping of one reference token. */
+function pointer(base: string, ...tokens: (string | number)[]): string {
+  let out = base
+  for (const t of tokens) out += `/${String(t).replaceAll('~', '~0').replaceAll('/', '~1')}`
+  return out
+}
 
 export interface SchemaNote {
   /** JSON pointer of the node in the original schema. */
