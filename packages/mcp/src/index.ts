@@ -26,6 +26,17 @@ export {
   START_LIMITS,
   type SyncReport,
 } from './manager.js'
+export { CallGate, type GateKind } from './server/call-gate.js'
+export {
+  approvalMessage,
+  approvalSchema,
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  elicitApproval,
+  NO_ELICITATION,
+  type PendingCall,
+} from './server/elicit-approval.js'
+export { type ServedRuntime, type ServeOptions, serveRuntime, toCallToolResult } from './server/serve.js'
+export { MAX_CLIENT_MESSAGE_BYTES, stdioServerTransport } from './server/stdio.js'
 export { mapContent } from './tools/content.js'
 export { mcpMessages } from './tools/messages.js'
 export {
