@@ -1,7 +1,13 @@
 // @toolgate/agent: the agent loop on top of the tool runtime and the provider codecs.
 
 export type { ResultBudgetOptions } from './budget/result-budget.js'
-export { DEFAULT_RESULT_LIMIT, resultBudget, spillNotice, truncateMiddle } from './budget/result-budget.js'
+export {
+  DEFAULT_EXEMPT,
+  DEFAULT_RESULT_LIMIT,
+  resultBudget,
+  spillNotice,
+  truncateMiddle,
+} from './budget/result-budget.js'
 export {
   DeferredTools,
   type DeferredToolsOptions,
