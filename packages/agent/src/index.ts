@@ -8,6 +8,7 @@ export {
   spillNotice,
   truncateMiddle,
 } from './budget/result-budget.js'
+export { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from './context/context-window.js'
 export {
   DeferredTools,
   type DeferredToolsOptions,

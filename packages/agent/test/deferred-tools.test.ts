@@ -10,6 +10,7 @@ import { anthropicCodec, type Message, scriptedModel } from '@toolgate/providers
 import { toolSearchTool } from '@toolgate/tools'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '../src/context/context-window.js'
 import { DeferredTools, deferredNote, notLoadedMessage } from '../src/context/deferred-tools.js'
 import { collectAgent } from '../src/loop/run-agent.js'
 
@@ -146,6 +147,31 @@ describe('announcements are incremental, and complete again after compaction', (
     const planned = d.plan(many)
     expect(planned.tools.map((t) => t.name)).toEqual(['mcp__srv__op_1', 'mcp__srv__op_2'])
     expect(planned.deferred).toHaveLength(28)
+  })
+
+  it("the threshold is 10% of the model's context window at ~4 bytes per token", () => {
+    expect([
+      knownContextWindow('claude-sonnet-4-5'),
+      knownContextWindow('anthropic/claude-opus-4-1'),
+      knownContextWindow('gpt-4o-mini'),
+      knownContextWindow('gpt-4.1'),
+      knownContextWindow('qwen2.5-coder'),
+    ]).toEqual([200_000, 200_000, 128_000, 1_047_576, undefined])
+    // 32,768 tokens -> 13,107 bytes of declarations before MCP tools are deferred.
+    const tools = (n: number): ToolSchema[] =>
+      Array.from({ length: n }, (_, i) => ({
+        name: `mcp__srv__op_${String(i).padStart(3, '0')}`,
+        description: 'x'.repeat(71),
+        parameters: {},
+      }))
+    expect(JSON.stringify(tools(1)[0]).length).toBe(131)
+    expect(
+      new DeferredTools({ contextWindowTokens: UNKNOWN_CONTEXT_WINDOW }).plan(tools(100)).deferred,
+    ).toEqual([])
+    expect(
+      new DeferredTools({ contextWindowTokens: UNKNOWN_CONTEXT_WINDOW }).plan(tools(101)).deferred,
+    ).toHaveLength(101)
+    expect(new DeferredTools({ contextWindowTokens: 200_000 }).plan(tools(101)).deferred).toEqual([])
   })
 })
 

@@ -49,6 +49,8 @@ export interface SessionSetup {
   readonly plugins?: readonly Plugin[]
   /** Start the configured MCP servers (`.mcp.json`, settings); never with `isolated`. */
   readonly mcp?: boolean
+  /** The model's context window in tokens: MCP tools are deferred past 10% of it. */
+  readonly contextWindowTokens?: number
 }
 
 export interface Session {
@@ -70,7 +72,14 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
   if (setup.codeMode) runtime.use(codeModePlugin({ mode: 'both' }))
   const policy = await installPolicy(runtime, setup)
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
-  const mcp = setup.mcp && !setup.isolated ? startMcp(runtime, setup.root) : undefined
+  const mcp =
+    setup.mcp && !setup.isolated
+      ? startMcp(
+          runtime,
+          setup.root,
+          setup.contextWindowTokens !== undefined ? { contextWindowTokens: setup.contextWindowTokens } : {},
+        )
+      : undefined
   return { runtime, approval, policy, codeMode: setup.codeMode === true, gaps: [], ...(mcp ? { mcp } : {}) }
 }
 

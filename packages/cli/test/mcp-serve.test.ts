@@ -82,8 +82,10 @@ function events(log: string): { type: string; [k: string]: unknown }[] {
     .map((l) => JSON.parse(l))
 }
 
-const text = (r: { content?: unknown }) =>
-  (r.content as { type: string; text?: string }[]).map((b) => b.text ?? `[${b.type}]`).join('\n')
+const text = (r: object) =>
+  ((r as { content?: unknown }).content as { type: string; text?: string }[])
+    .map((b) => b.text ?? `[${b.type}]`)
+    .join('\n')
 
 // Each test spawns the binary; on a loaded machine its start alone can take seconds.
 describe('toolgate mcp serve', { timeout: 120_000 }, () => {

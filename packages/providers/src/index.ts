@@ -41,7 +41,7 @@ export type { ModelClient, ModelRequest, ModelStreamEvent, Provider, Usage } fro
 export { SchemaDialectError } from './schema/dialect-error.js'
 export { DIALECTS, type DialectProfile, SCHEMA_DIALECTS, type SchemaDialect } from './schema/dialects.js'
 export { normalizeArgs } from './schema/normalize-args.js'
-export { toProviderSchema } from './schema/to-provider-schema.js'
+export { compileProviderSchema, type SchemaUsage, toProviderSchema } from './schema/to-provider-schema.js'
 export {
   type ScriptedModel,
   type ScriptedModelOptions,

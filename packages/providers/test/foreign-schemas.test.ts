@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs'
 import type { JsonObject, ToolSchema } from '@toolgate/core'
 import { normalizeSchema } from '@toolgate/core'
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { CODECS } from '../src/client.js'
 import { compileTools } from '../src/codecs/codec.js'
@@ -350,5 +351,113 @@ describe('one bad tool never costs the request', () => {
       expect(JSON.stringify(encoded.body)).toContain('"loose"')
       expect(encoded.schemaOmissions.map((o) => o.tool)).toEqual(['broken'])
     }
+  })
+})
+
+describe('Anthropic strict budgets are enforced across the whole request', () => {
+  /** A tool with `optional` optional string parameters, `unions` of them union-typed, and one required. */
+  function budgetTool(name: string, optional: number, unions = 0): ToolSchema {
+    const properties: Record<string, JsonObject> = { id: { type: 'string' } }
+    for (let i = 0; i < optional; i++)
+      properties[`o${i}`] = i < unions ? { type: ['string', 'number'] } : { type: 'string' }
+    return { name, description: name, parameters: { type: 'object', properties, required: ['id'] } }
+  }
+  const strictOf = (tools: readonly ToolSchema[]) =>
+    compileTools(tools, 'anthropic-strict', 'anthropic', true)
+
+  test('at most 20 strict tools: the 21st and later go non-strict in request order, each reported', () => {
+    const tools = Array.from({ length: 23 }, (_, i) => budgetTool(`t${String(i).padStart(2, '0')}`, 0))
+    const { compiled, fallbacks, omissions } = strictOf(tools)
+    expect(compiled.filter((c) => c.strict).map((c) => c.tool.name)).toEqual(
+      tools.slice(0, 20).map((t) => t.name),
+    )
+    expect(fallbacks).toEqual(
+      ['t20', 't21', 't22'].map((tool) => ({
+        tool,
+        keyword: 'strict',
+        path: '',
+        message:
+          'the request already has 20 strict tools, the most the provider accepts; so this tool is sent non-strict',
+      })),
+    )
+    expect(omissions).toEqual([])
+    expect(compiled.map((c) => c.tool.name)).toEqual(tools.map((t) => t.name))
+  })
+
+  test('24 optional and 16 union-typed parameters in total: a tool that would overspend goes non-strict, later ones that fit stay strict', () => {
+    const tools = [budgetTool('a', 10), budgetTool('b', 10), budgetTool('c', 10), budgetTool('d', 4)]
+    const { compiled, fallbacks } = strictOf(tools)
+    expect(compiled.map((c) => [c.tool.name, c.strict])).toEqual([
+      ['a', true],
+      ['b', true],
+      ['c', false],
+      ['d', true],
+    ])
+    expect(fallbacks).toEqual([
+      {
+        tool: 'c',
+        keyword: 'required',
+        path: '',
+        message:
+          "its 10 optional parameters would bring the request's strict tools to 30, over the limit of 24; so this tool is sent non-strict",
+      },
+    ])
+    const unions = strictOf([budgetTool('u1', 10, 10), budgetTool('u2', 10, 7), budgetTool('u3', 6, 6)])
+    expect(unions.compiled.map((c) => [c.tool.name, c.strict])).toEqual([
+      ['u1', true],
+      ['u2', false],
+      ['u3', true],
+    ])
+    expect(unions.fallbacks.map((f) => [f.tool, f.keyword])).toEqual([['u2', 'anyOf']])
+  })
+
+  test('the wire carries strict only where the budget allows; never a request over the limits', () => {
+    const tools = Array.from({ length: 30 }, (_, i) => budgetTool(`t${i}`, 3, 1))
+    const encoded = CODECS.anthropic.encodeRequest(
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools },
+      { model: 'm', maxTokens: 100, stream: false, strictTools: true },
+    )
+    const sent = encoded.body.tools as { name: string; strict?: boolean }[]
+    expect(sent).toHaveLength(30)
+    // 3 optional each: 8 tools reach 24; 1 union each: within 16.
+    expect(sent.filter((t) => t.strict === true).map((t) => t.name)).toEqual(
+      tools.slice(0, 8).map((t) => t.name),
+    )
+    expect([...encoded.strictTools]).toEqual(tools.slice(0, 8).map((t) => t.name))
+  })
+
+  test('property: budgets hold for any tool list, and a prefix of the list is compiled the same (appending never changes what was sent)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 12 })), {
+          maxLength: 40,
+        }),
+        fc.nat(),
+        (shapes, cut) => {
+          const tools = shapes.map(([optional, unions], i) =>
+            budgetTool(`t${i}`, optional, Math.min(unions, optional)),
+          )
+          const all = strictOf(tools).compiled
+          const strict = all.filter((c) => c.strict)
+          const totals = strict.reduce(
+            (n, c) => {
+              const props = Object.values((c.tool.parameters.properties ?? {}) as Record<string, JsonObject>)
+              return {
+                optional: n.optional + props.length - 1,
+                unions: n.unions + props.filter((p) => Array.isArray(p.type)).length,
+              }
+            },
+            { optional: 0, unions: 0 },
+          )
+          expect(strict.length).toBeLessThanOrEqual(20)
+          expect(totals.optional).toBeLessThanOrEqual(24)
+          expect(totals.unions).toBeLessThanOrEqual(16)
+          const prefix = tools.slice(0, cut % (tools.length + 1))
+          expect(strictOf(prefix).compiled.map((c) => c.strict)).toEqual(
+            all.slice(0, prefix.length).map((c) => c.strict),
+          )
+        },
+      ),
+    )
   })
 })

@@ -1,7 +1,8 @@
 // MCP in a CLI session: the configured servers (`.mcp.json`, `.toolgate/settings.json`, the
 // user's settings) start in the background; their tools are registered between turns (the agent
-// loop's beforeTurn), deferred behind tool_search once they are many (seed 003 §10), and the
-// servers are stopped with the session.
+// loop's beforeTurn), deferred behind tool_search once their declarations would take 10% of the
+// model's context window (seed 003 §10.2), and the servers are stopped with the session. A server
+// whose state changes after the banner (connects, dies, reconnects) is reported at the next turn.
 import { DeferredTools } from '@toolgate/agent'
 import type { Runtime } from '@toolgate/core'
 import { McpManager, type ServerReport } from '@toolgate/mcp'
@@ -10,30 +11,69 @@ import { toolSearchTool } from '@toolgate/tools'
 export interface McpSession {
   readonly manager: McpManager
   readonly deferred: DeferredTools
-  /** Between turns: apply what changed (new servers, list_changed, dead servers). */
-  sync(): void
+  /**
+   * Between turns: apply what changed (new servers, list_changed, dead servers). Returns one
+   * line per server whose state changed since the banner or the last sync.
+   */
+  sync(): string[]
+  /** Banner lines: every server's state now (and the baseline for later changes). */
+  banner(): string[]
   dispose(): Promise<void>
 }
 
+export interface McpSessionOptions {
+  /** The model's context window (tokens): deferral starts at 10% of it. */
+  readonly contextWindowTokens?: number
+}
+
 /** Undefined when no server is configured (then nothing is registered, not even tool_search). */
-export function startMcp(runtime: Runtime, root: string): McpSession | undefined {
+export function startMcp(
+  runtime: Runtime,
+  root: string,
+  options: McpSessionOptions = {},
+): McpSession | undefined {
   const manager = McpManager.fromConfig({ root })
   if (manager.report().length === 0 && manager.fileProblems.length === 0) return undefined
   manager.attach(runtime)
   void manager.start()
-  const deferred = new DeferredTools()
+  const deferred = new DeferredTools(
+    options.contextWindowTokens !== undefined ? { contextWindowTokens: options.contextWindowTokens } : {},
+  )
   const search = runtime.register(
     toolSearchTool({ catalog: deferred, pendingServers: () => manager.pendingServers() }),
   )
+  const shown = new Map<string, string>()
+  const lines = (changedOnly: boolean) => {
+    const out: string[] = []
+    for (const r of manager.report()) {
+      const state = describeServer(r)
+      if (changedOnly && shown.get(r.name) === state) continue
+      shown.set(r.name, state)
+      out.push(serverLine(r, state))
+    }
+    return out
+  }
   return {
     manager,
     deferred,
-    sync: () => void manager.sync(),
+    sync() {
+      manager.sync()
+      return lines(true)
+    },
+    banner() {
+      manager.sync()
+      return lines(false)
+    },
     async dispose() {
       search.dispose()
       await manager.dispose()
     },
   }
+}
+
+function serverLine(r: ServerReport, state: string): string {
+  const tools = r.status.state === 'connected' ? ` (${r.tools} tool${r.tools === 1 ? '' : 's'})` : ''
+  return `mcp       ${r.name}: ${state}${tools}`
 }
 
 /** One line per server for banners and `toolgate mcp list`. */

@@ -3,8 +3,8 @@ import type { JsonObject, ToolSchema } from '@toolgate/core'
 import type { AssistantMessage } from '../messages.js'
 import type { ModelRequest, ModelStreamEvent, Provider, Usage } from '../model.js'
 import { SchemaDialectError } from '../schema/dialect-error.js'
-import type { SchemaDialect } from '../schema/dialects.js'
-import { toProviderSchema } from '../schema/to-provider-schema.js'
+import { DIALECTS, type DialectProfile, type SchemaDialect } from '../schema/dialects.js'
+import { compileProviderSchema, type SchemaUsage, toProviderSchema } from '../schema/to-provider-schema.js'
 import type { StopReason } from '../stop-reasons.js'
 import { ProviderStreamError } from '../transport/errors.js'
 import type { SseMessage } from '../transport/sse.js'
@@ -78,7 +78,11 @@ export interface CompiledTool {
 
 /**
  * Compile each tool for a family: strict dialect when asked, else (or when the strict dialect cannot
- * express the schema) the lenient one. One tool's failure never affects the others.
+ * express the schema) the lenient one. One tool's failure never affects the others. Budgets the
+ * family counts across the whole request (Anthropic: 20 strict tools, 24 optional and 16
+ * union-typed parameters in total) are spent in request order, first come first served: a tool
+ * that would overspend goes non-strict with a fallback saying so. Earlier tools never depend on
+ * later ones, so appending a tool (deferred loading) never changes what was already sent.
  */
 export function compileTools(
   tools: readonly ToolSchema[],
@@ -89,11 +93,21 @@ export function compileTools(
   const compiled: CompiledTool[] = []
   const fallbacks: SchemaFallback[] = []
   const omissions: SchemaOmission[] = []
+  const limits = (DIALECTS[strictDialect] as DialectProfile).requestLimits
+  const spent = { strictTools: 0, optional: 0, unions: 0 }
   for (const tool of tools) {
     if (strict) {
       try {
-        compiled.push({ tool, parameters: toProviderSchema(tool.parameters, strictDialect), strict: true })
-        continue
+        const { schema, usage } = compileProviderSchema(tool.parameters, strictDialect)
+        const over = limits ? overspend(limits, spent, usage) : undefined
+        if (over === undefined) {
+          spent.strictTools++
+          spent.optional += usage.optional
+          spent.unions += usage.unions
+          compiled.push({ tool, parameters: schema, strict: true })
+          continue
+        }
+        fallbacks.push({ tool: tool.name, keyword: over.keyword, path: '', message: over.message })
       } catch (error) {
         if (!(error instanceof SchemaDialectError)) throw error
         fallbacks.push({ tool: tool.name, keyword: error.keyword, path: error.path, message: error.message })
@@ -113,6 +127,31 @@ export function compileTools(
     }
   }
   return { compiled, fallbacks, omissions }
+}
+
+/** Which request-wide budget this tool would overspend, if any. */
+function overspend(
+  limits: NonNullable<DialectProfile['requestLimits']>,
+  spent: { strictTools: number; optional: number; unions: number },
+  usage: SchemaUsage,
+): { keyword: string; message: string } | undefined {
+  const sentNonStrict = 'so this tool is sent non-strict'
+  if (spent.strictTools + 1 > limits.strictTools)
+    return {
+      keyword: 'strict',
+      message: `the request already has ${limits.strictTools} strict tools, the most the provider accepts; ${sentNonStrict}`,
+    }
+  if (spent.optional + usage.optional > limits.optional)
+    return {
+      keyword: 'required',
+      message: `its ${usage.optional} optional parameters would bring the request's strict tools to ${spent.optional + usage.optional}, over the limit of ${limits.optional}; ${sentNonStrict}`,
+    }
+  if (spent.unions + usage.unions > limits.unions)
+    return {
+      keyword: 'anyOf',
+      message: `its ${usage.unions} union-typed parameters would bring the request's strict tools to ${spent.unions + usage.unions}, over the limit of ${limits.unions}; ${sentNonStrict}`,
+    }
+  return undefined
 }
 
 /** The encoded request every codec returns: the wire body plus which tools went strict. */

@@ -33,6 +33,15 @@ export interface DialectProfile {
   }
   /** Reject regex features the strict decoder cannot run (lookaround, backreferences). */
   readonly regex?: boolean
+  /**
+   * Documented limits over ALL strict tools of one request: past them the excess tools are sent
+   * non-strict (codec.ts compileTools), never a 400.
+   */
+  readonly requestLimits?: {
+    readonly strictTools: number
+    readonly optional: number
+    readonly unions: number
+  }
 }
 
 const STRUCTURE = [
@@ -99,8 +108,9 @@ export const DIALECTS = {
   openai: { strict: false, requireAll: false, closedObjects: false, refs: 'keep', openApiNullable: false },
   // Anthropic strict tool use: optional properties stay optional; numeric and string-length
   // constraints are not supported; minItems only 0 or 1; `default` is supported; no recursion;
-  // every object needs additionalProperties: false; at most 24 optional and 16 union-typed
-  // parameters (the documented budgets, counted here per tool); no lookaround or backreferences.
+  // every object needs additionalProperties: false; at most 20 strict tools per request, and at
+  // most 24 optional and 16 union-typed parameters across the request's strict schemas (so also
+  // per tool); no lookaround or backreferences.
   'anthropic-strict': {
     strict: true,
     requireAll: false,
@@ -122,6 +132,7 @@ export const DIALECTS = {
     ]),
     maxMinItems: 1,
     limits: { optional: 24, unions: 16 },
+    requestLimits: { strictTools: 20, optional: 24, unions: 16 },
     regex: true,
   },
   anthropic: { strict: false, requireAll: false, closedObjects: false, refs: 'keep', openApiNullable: false },

@@ -27,11 +27,27 @@ interface Ctx {
   unions: number
 }
 
+/** What one compiled schema spends of the budgets a provider counts across a whole request. */
+export interface SchemaUsage {
+  /** Optional properties (Anthropic strict: at most 24 across the request's strict tools). */
+  readonly optional: number
+  /** Properties with union types (Anthropic strict: at most 16 across the request). */
+  readonly unions: number
+}
+
 /**
  * Rewrite a tool's JSON Schema into what `dialect` accepts. Pure; the input is not modified.
  * Throws SchemaDialectError (with `.keyword` and `.path`) when the dialect cannot express it.
  */
 export function toProviderSchema(input: JsonObject, dialect: SchemaDialect): JsonObject {
+  return compileProviderSchema(input, dialect).schema
+}
+
+/** `toProviderSchema` plus what the schema spends of the request-wide budgets. */
+export function compileProviderSchema(
+  input: JsonObject,
+  dialect: SchemaDialect,
+): { readonly schema: JsonObject; readonly usage: SchemaUsage } {
   const profile: DialectProfile = DIALECTS[dialect]
   // Foreign forms first (issue 16 §3): legacy drafts, OpenAPI nullable, no root type, `{}`.
   const normalized = normalizeSchema(input, { root: 'object' })
@@ -61,7 +77,7 @@ export function toProviderSchema(input: JsonObject, dialect: SchemaDialect): Jso
   if (profile.refs === 'keep-acyclic') checkAcyclic(ctx, schema, '')
   const out = rewrite(ctx, schema, '', 0)
   checkBudgets(ctx)
-  return out
+  return { schema: out, usage: { optional: ctx.optional, unions: ctx.unions } }
 }
 
 function fail(ctx: Ctx, keyword: string, path: string, detail: string): never {
