@@ -176,14 +176,18 @@ export class McpManager {
     return this.started
   }
 
-  /** Names of servers still connecting (for tool_search, seed 003 §12.4). */
+  /**
+   * Names of servers whose tools the model cannot see yet (for tool_search, seed 003 §12.4):
+   * still connecting, reconnecting, or connected with tools not registered until the next
+   * `sync()` — a server that connects in the middle of a turn is still "pending" for that turn.
+   */
   pendingServers(): string[] {
     return this.managed
-      .filter(
-        (m) =>
-          m.connection &&
-          (m.connection.state.state === 'pending' || m.connection.state.state === 'reconnecting'),
-      )
+      .filter((m) => {
+        const state = m.connection?.state.state
+        if (state === 'pending' || state === 'reconnecting') return true
+        return state === 'connected' && m.registeredVersion !== m.connection!.toolsVersion
+      })
       .map((m) => m.entry.name)
   }
 

@@ -37,10 +37,13 @@ describe('server lifecycle', () => {
     const call = await s.runtime.execute({ callId: 'c0', name: 'mcp__slow__echo', arguments: { text: 'x' } })
     expect(call.error?.code).toBe('UNKNOWN_TOOL')
     await started
-    expect(s.manager.pendingServers()).toEqual([])
+    // Connected, but its tools reach the model only at the next sync: still pending for tool_search.
+    expect(s.manager.report()[0]?.status).toEqual({ state: 'connected' })
+    expect(s.manager.pendingServers()).toEqual(['slow'])
     expect(s.runtime.schemas()).toEqual([])
     s.manager.sync()
     expect(s.runtime.schemas().length).toBe(15)
+    expect(s.manager.pendingServers()).toEqual([])
   })
 
   it('names are deterministic whatever order servers connect in; collisions are renamed and reported', async () => {
