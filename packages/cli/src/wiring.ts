@@ -51,6 +51,8 @@ export interface SessionSetup {
   readonly mcp?: boolean
   /** The model's context window in tokens: MCP tools are deferred past 10% of it. */
   readonly contextWindowTokens?: number
+  /** Deferred tools are found by the provider's own tool search (Anthropic). */
+  readonly nativeToolSearch?: boolean
 }
 
 export interface Session {
@@ -74,11 +76,12 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
   const mcp =
     setup.mcp && !setup.isolated
-      ? startMcp(
-          runtime,
-          setup.root,
-          setup.contextWindowTokens !== undefined ? { contextWindowTokens: setup.contextWindowTokens } : {},
-        )
+      ? startMcp(runtime, setup.root, {
+          ...(setup.contextWindowTokens !== undefined
+            ? { contextWindowTokens: setup.contextWindowTokens }
+            : {}),
+          ...(setup.nativeToolSearch ? { nativeToolSearch: true } : {}),
+        })
       : undefined
   return { runtime, approval, policy, codeMode: setup.codeMode === true, gaps: [], ...(mcp ? { mcp } : {}) }
 }

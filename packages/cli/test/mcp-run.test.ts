@@ -136,3 +136,27 @@ test('deferred MCP tools are announced, loaded with tool_search and called; a se
     await model.close()
   }
 })
+
+test('--tool-search native is refused on a wire without a native tool search', () => {
+  const ran = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      'run',
+      '--provider',
+      'openai',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      '--model',
+      'm',
+      '--tool-search',
+      'native',
+      'task',
+    ],
+    { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() } },
+  )
+  expect(ran.status).toBe(2)
+  expect(ran.stderr).toBe(
+    'toolgate run: --tool-search native needs --provider anthropic (the openai-chat wire has no native tool search here); use --tool-search emulated\n',
+  )
+})

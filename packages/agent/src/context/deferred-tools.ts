@@ -26,6 +26,16 @@ export interface DeferredToolsOptions {
   readonly contextWindowTokens?: number
   /** Never defer these (the main tools: seed 003 §10.2 — read/grep/edit are never deferred). */
   readonly alwaysLoad?: readonly string[]
+  /**
+   * The wire searches itself (Anthropic's tool search tool: the model client was created with
+   * `nativeToolSearch`). Then every tool is sent, deferred ones marked `deferLoading` for the
+   * codec, the emulated search tool is left out, and there is no note and no guard: the API shows
+   * a tool's schema to the model when its search finds it. A request whose tools would all be
+   * deferred falls back to the emulation (the API refuses it).
+   */
+  readonly native?: boolean
+  /** The emulated search tool's name, left out of native requests. Default 'tool_search'. */
+  readonly searchTool?: string
 }
 
 export const DEFERRED_NOTE_SOURCE = 'deferred-tools'
@@ -39,10 +49,14 @@ export class DeferredTools {
   private current: readonly ToolSchema[] = []
   private readonly threshold: number
   private readonly alwaysLoad: ReadonlySet<string>
+  private readonly native: boolean
+  private readonly searchTool: string
 
   constructor(options: DeferredToolsOptions = {}) {
     this.threshold = options.thresholdBytes ?? Math.floor((options.contextWindowTokens ?? 200_000) * 0.1 * 4)
     this.alwaysLoad = new Set(options.alwaysLoad ?? [])
+    this.native = options.native === true
+    this.searchTool = options.searchTool ?? 'tool_search'
   }
 
   /** The static decision (§10.6): declared deferLoading, or an MCP tool when declarations are large. */
@@ -59,6 +73,17 @@ export class DeferredTools {
   plan(all: readonly ToolSchema[]): { tools: ToolSchema[]; deferred: ToolSchema[] } {
     const bytes = all.reduce((n, t) => n + JSON.stringify(t).length, 0)
     const mcpDeferred = bytes > this.threshold
+    if (this.native) {
+      const own = all.filter((t) => t.name !== this.searchTool)
+      const deferred = own.filter((t) => this.deferrable(t, mcpDeferred))
+      if (deferred.length > 0 && deferred.length < own.length) {
+        const marked = new Set(deferred.map((t) => t.name))
+        const tools = own.map((t) => (marked.has(t.name) ? { ...strip(t), deferLoading: true } : strip(t)))
+        for (const t of own) if (!marked.has(t.name)) this.sent.add(t.name)
+        this.current = []
+        return { tools, deferred }
+      }
+    }
     const byName = new Map(all.map((t) => [t.name, t]))
     const activated = new Set(this.activated.filter((n) => byName.has(n)))
     const tools: ToolSchema[] = []

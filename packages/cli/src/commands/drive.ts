@@ -48,6 +48,8 @@ export interface DriveOptions {
   readonly mcp?: boolean
   /** The model's context window in tokens (deferred loading's threshold). */
   readonly contextWindowTokens?: number
+  /** Deferred tools are found by the provider's own tool search (the model client uses it too). */
+  readonly nativeToolSearch?: boolean
   /** Used instead of the terminal prompt: always (--yes), or when stdin/stdout is not a TTY. */
   readonly auto: AutoDecision
   readonly forceAuto: boolean
@@ -96,6 +98,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
       ...(o.mcp ? { mcp: true } : {}),
       ...(o.contextWindowTokens !== undefined ? { contextWindowTokens: o.contextWindowTokens } : {}),
+      ...(o.nativeToolSearch ? { nativeToolSearch: true } : {}),
       plugins: [probe.plugin],
     })
   } catch (error) {

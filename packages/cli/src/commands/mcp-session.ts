@@ -24,6 +24,8 @@ export interface McpSession {
 export interface McpSessionOptions {
   /** The model's context window (tokens): deferral starts at 10% of it. */
   readonly contextWindowTokens?: number
+  /** The provider searches deferred tools itself (Anthropic's tool search tool). */
+  readonly nativeToolSearch?: boolean
 }
 
 /** Undefined when no server is configured (then nothing is registered, not even tool_search). */
@@ -36,9 +38,12 @@ export function startMcp(
   if (manager.report().length === 0 && manager.fileProblems.length === 0) return undefined
   manager.attach(runtime)
   void manager.start()
-  const deferred = new DeferredTools(
-    options.contextWindowTokens !== undefined ? { contextWindowTokens: options.contextWindowTokens } : {},
-  )
+  const deferred = new DeferredTools({
+    ...(options.contextWindowTokens !== undefined
+      ? { contextWindowTokens: options.contextWindowTokens }
+      : {}),
+    ...(options.nativeToolSearch ? { native: true } : {}),
+  })
   const search = runtime.register(
     toolSearchTool({ catalog: deferred, pendingServers: () => manager.pendingServers() }),
   )

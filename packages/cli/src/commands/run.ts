@@ -93,6 +93,14 @@ export const runSpec: CommandSpec = {
       description:
         "The model's context window; MCP tools are deferred behind tool_search once their declarations would take 10% of it (default: known for claude-*, gpt-4.1, gpt-4o, gpt-5, o3, o4-mini; else 32768).",
     },
+    {
+      name: 'tool-search',
+      kind: 'string',
+      value: '<mode>',
+      choices: ['emulated', 'native'],
+      description:
+        "How deferred MCP tools are found: emulated (toolgate's tool_search, every wire; default) or native (Anthropic's tool search tool; --provider anthropic only).",
+    },
     { name: 'json', kind: 'flag', description: 'Print one JSON event per line on stdout instead of cards.' },
     {
       name: 'log',
@@ -178,6 +186,13 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
     io.stderr.write(`toolgate run: ${endpoint.message}\n`)
     return EXIT.config
   }
+  const native = o['tool-search'] === 'native'
+  if (native && endpoint.provider !== 'anthropic') {
+    io.stderr.write(
+      `toolgate run: --tool-search native needs --provider anthropic (the ${endpoint.provider} wire has no native tool search here); use --tool-search emulated\n`,
+    )
+    return EXIT.usage
+  }
   const root = resolve(io.cwd, typeof o.root === 'string' ? o.root : '.')
   const logPath =
     typeof o.log === 'string'
@@ -205,12 +220,14 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
       ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
       ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
       ...schemaReporters(session.log, (line) => io.stderr.write(`toolgate: note: ${line}\n`)),
+      ...(native ? { nativeToolSearch: 'bm25' as const } : {}),
     })
   const yes = o.yes === true
   const { code } = await drive({
     io,
     model,
     contextWindowTokens,
+    ...(native ? { nativeToolSearch: true } : {}),
     root,
     preset: (o.preset as Preset | undefined) ?? 'workspace-write',
     approvalPolicy: (o.approval as ApprovalMode | undefined) ?? 'on-request',

@@ -15,6 +15,11 @@ export interface EncodeOptions {
   /** Send tools with the family's strict dialect, falling back per tool. Default false. */
   readonly strictTools?: boolean
   readonly stream: boolean
+  /**
+   * Anthropic only: use the API's tool search tool for tools marked `deferLoading` (sent with
+   * `defer_loading: true`). Without it `deferLoading` is ignored by the codec.
+   */
+  readonly nativeToolSearch?: 'bm25' | 'regex'
 }
 
 /** A tool that could not be sent strict: which keyword, where (for the session log). */
@@ -40,6 +45,8 @@ export interface EncodedRequest {
   readonly schemaFallbacks: readonly SchemaFallback[]
   /** Tools left out (issue 16 §3: one bad schema never costs the whole request). */
   readonly schemaOmissions: readonly SchemaOmission[]
+  /** Headers this request needs (a beta feature it uses). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export interface DecodedResponse {
