@@ -132,9 +132,9 @@ describe('the MCP bridge against the fault-injection server (real process, offic
       arguments: {},
       signal: controller.signal,
     })
-    await waitFor((l) => l.type === 'mcp/server' && l.payload.state === 'connected')
-    // The request is on the wire once the server has it; abort then.
-    setImmediate(() => controller.abort(new Error('user interrupt')))
+    // Abort once the server has the request (its stderr says so): the SDK then sends the cancel.
+    await waitFor((l) => l.type === 'mcp/stderr' && String(l.payload.line).startsWith('hanging request'))
+    controller.abort(new Error('user interrupt'))
     const r = await pending
     expect(r.error?.kind).toBe('aborted')
     await waitFor((l) => l.type === 'mcp/stderr' && String(l.payload.line).startsWith('cancelled request'))

@@ -74,19 +74,24 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
     return encoded
   }
 
+  const send = async (request: ModelRequest, stream: boolean, signal: AbortSignal | undefined) => {
+    const encoded = encode(request, stream)
+    const connection = await postJson(
+      options.provider,
+      url,
+      withRequest(encoded),
+      encoded.body,
+      options,
+      signal,
+    )
+    return { encoded, connection }
+  }
+
   return {
     provider: options.provider,
     model: options.model,
     async *stream(request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
-      const encoded = encode(request, true)
-      const connection = await postJson(
-        options.provider,
-        url,
-        withRequest(encoded),
-        encoded.body,
-        options,
-        signal,
-      )
+      const { encoded, connection } = await send(request, true, signal)
       const body = connection.response.body
       if (!body) throw new ProviderStreamError('the response has no body; the server does not stream.')
       const decoder = codec.createStreamDecoder(encoded.strictTools)
@@ -102,15 +107,7 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
       yield* decoder.end()
     },
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<DecodedResponse> {
-      const encoded = encode(request, false)
-      const connection = await postJson(
-        options.provider,
-        url,
-        withRequest(encoded),
-        encoded.body,
-        options,
-        signal,
-      )
+      const { connection } = await send(request, false, signal)
       let text: string
       try {
         text = await connection.response.text()

@@ -123,6 +123,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     case 'added':
       return text('the added tool ran')
     case 'hang':
+      // Said on stderr so a test can wait until the request has really arrived (a gate, not a sleep).
+      process.stderr.write(`hanging request ${extra.requestId}\n`)
       return new Promise((_resolve, reject) => {
         extra.signal.addEventListener('abort', () => {
           process.stderr.write(`cancelled request ${extra.requestId}\n`)

@@ -22,6 +22,7 @@ import {
 } from './codec.js'
 
 type WireBlock = { [key: string]: JsonValue }
+type WireMessage = { role: 'user' | 'assistant'; content: WireBlock[] }
 
 /**
  * Anthropic's tool search tool (docs: "Tool search tool"; types `tool_search_tool_bm25_20251119`
@@ -52,7 +53,6 @@ function serverBlock(open: { block: JsonObject; input: string }): JsonObject {
   }
   return { ...open.block, input }
 }
-type WireMessage = { role: 'user' | 'assistant'; content: WireBlock[] }
 
 function encodeContent(blocks: readonly ContentBlock[]): WireBlock[] {
   return blocks.map(
