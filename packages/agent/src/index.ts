@@ -1,7 +1,20 @@
 // @toolgate/agent: the agent loop on top of the tool runtime and the provider codecs.
 
 export type { ResultBudgetOptions } from './budget/result-budget.js'
-export { DEFAULT_RESULT_LIMIT, resultBudget, spillNotice, truncateMiddle } from './budget/result-budget.js'
+export {
+  DEFAULT_EXEMPT,
+  DEFAULT_RESULT_LIMIT,
+  resultBudget,
+  spillNotice,
+  truncateMiddle,
+} from './budget/result-budget.js'
+export { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from './context/context-window.js'
+export {
+  DeferredTools,
+  type DeferredToolsOptions,
+  deferredNote,
+  notLoadedMessage,
+} from './context/deferred-tools.js'
 export type { PushOutcome, Reminder, ReminderQueueOptions } from './context/reminders.js'
 export { ReminderQueue, renderReminders } from './context/reminders.js'
 export type { SessionTap } from './context/session-tap.js'

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { type CommandSpec, helpText, type ParsedArgs, parseArgs } from './args.js'
 import { demoCommand, demoSpec } from './commands/demo.js'
+import { mcpCommand, mcpSpec } from './commands/mcp.js'
 import { replayCommand, replaySpec } from './commands/replay.js'
 import { runCommand, runSpec } from './commands/run.js'
 import { EXIT, type ExitCode } from './exit-codes.js'
@@ -38,6 +39,7 @@ const COMMANDS = {
   demo: { spec: demoSpec, run: demoCommand },
   run: { spec: runSpec, run: runCommand },
   replay: { spec: replaySpec, run: replayCommand },
+  mcp: { spec: mcpSpec, run: mcpCommand },
 } as const satisfies Record<string, Command>
 
 export function version(): string {

@@ -18,6 +18,7 @@ import {
 } from '@toolgate/core'
 import { initShellParser, permissions, probeSandbox } from '@toolgate/policy'
 import { builtinTools } from '@toolgate/tools'
+import { type McpSession, startMcp } from './commands/mcp-session.js'
 
 export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
 export type ApprovalMode = 'on-request' | 'never'
@@ -46,6 +47,12 @@ export interface SessionSetup {
   readonly trustSandbox?: boolean
   /** Extra plugins installed after the tools (e.g. the demo's concurrency probe). */
   readonly plugins?: readonly Plugin[]
+  /** Start the configured MCP servers (`.mcp.json`, settings); never with `isolated`. */
+  readonly mcp?: boolean
+  /** The model's context window in tokens: MCP tools are deferred past 10% of it. */
+  readonly contextWindowTokens?: number
+  /** Deferred tools are found by the provider's own tool search (Anthropic). */
+  readonly nativeToolSearch?: boolean
 }
 
 export interface Session {
@@ -56,6 +63,8 @@ export interface Session {
   readonly codeMode: boolean
   /** Notes for the user, one line each (none today; kept for degraded setups). */
   readonly gaps: readonly string[]
+  /** The MCP servers of this session, when any are configured. */
+  readonly mcp?: McpSession
 }
 
 export async function createSession(setup: SessionSetup): Promise<Session> {
@@ -65,7 +74,16 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
   if (setup.codeMode) runtime.use(codeModePlugin({ mode: 'both' }))
   const policy = await installPolicy(runtime, setup)
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
-  return { runtime, approval, policy, codeMode: setup.codeMode === true, gaps: [] }
+  const mcp =
+    setup.mcp && !setup.isolated
+      ? startMcp(runtime, setup.root, {
+          ...(setup.contextWindowTokens !== undefined
+            ? { contextWindowTokens: setup.contextWindowTokens }
+            : {}),
+          ...(setup.nativeToolSearch ? { nativeToolSearch: true } : {}),
+        })
+      : undefined
+  return { runtime, approval, policy, codeMode: setup.codeMode === true, gaps: [], ...(mcp ? { mcp } : {}) }
 }
 
 async function installPolicy(runtime: Runtime, setup: SessionSetup): Promise<PolicyHandle> {

@@ -150,7 +150,8 @@ describe('toolgate binary, not a TTY', () => {
     expect(await run([])).toMatchObject({ code: 2 })
     expect(await run(['frobnicate'])).toMatchObject({
       code: 2,
-      stderr: 'toolgate: unknown command "frobnicate". Commands: demo, run, replay. See `toolgate --help`.\n',
+      stderr:
+        'toolgate: unknown command "frobnicate". Commands: demo, run, replay, mcp. See `toolgate --help`.\n',
     })
     expect(await run(['demo', '--jsno'])).toMatchObject({
       code: 2,

@@ -43,6 +43,13 @@ export type { BatchOptions } from './scheduler/batch.js'
 export { batchContexts } from './scheduler/batch.js'
 export type { CompiledSchema, JsonSchemaObject, SchemaInput } from './schema/compile.js'
 export { compileSchema, isStandardSchema } from './schema/compile.js'
+export {
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_NODES,
+  type NormalizedSchema,
+  normalizeSchema,
+  type SchemaNote,
+} from './schema/normalize-draft.js'
 export type { StandardSchemaV1 } from './schema/standard-schema.js'
 export type {
   RuntimeSessionLog,

@@ -95,6 +95,17 @@ export {
   todoWriteValueSchema,
 } from './tools/todo-write.js'
 export {
+  type DeferredCatalog,
+  nameWords,
+  renderSearch,
+  scoreTool,
+  TOOL_SEARCH_DESCRIPTION,
+  type ToolSearchOptions,
+  type ToolSearchValue,
+  toolSearchParameters,
+  toolSearchTool,
+} from './tools/tool-search.js'
+export {
   renderWrite,
   WRITE_DESCRIPTION,
   type WriteArgs,

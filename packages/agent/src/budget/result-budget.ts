@@ -3,7 +3,10 @@
 // context) and the tail (~30%: error summaries live there), is told exactly how much was left out,
 // and gets the full text in a file it can read back. `read` is exempt: its own line limits bound
 // it, and spilling a read result would send the model to read the spill file, which would spill
-// again — two correct mechanisms composing into a loop (§9.2, §13.5).
+// again — two correct mechanisms composing into a loop (§9.2, §13.5). MCP tools (`mcp__*`) are
+// exempt too: they bound their own output by tokens in finalizeContent, AFTER post-execute, so
+// post-execute listeners (redaction) see the untruncated output (§5.2, §12.3); cutting them here
+// by characters would cut twice and hide the output from the listeners after this one.
 //
 // It is a tools/post-execute listener, so the pipeline stays the one place content is decided:
 // only the content is replaced; the value (and the session log's copy of it) stays complete.
@@ -18,22 +21,26 @@ export interface ResultBudgetOptions {
   readonly defaultLimit?: number
   /** Per-tool thresholds; `Infinity` exempts a tool. */
   readonly limits?: Readonly<Record<string, number>>
-  /** Tools never budgeted. Default ['read']. */
+  /** Tools never budgeted; `prefix*` names every tool with that prefix. Default ['read', 'mcp__*']. */
   readonly exempt?: readonly string[]
   /** Share of the kept text taken from the head. Default 0.7. */
   readonly headRatio?: number
 }
 
 export const DEFAULT_RESULT_LIMIT = 16_000
+/** read bounds itself by lines; MCP tools by tokens, after post-execute. */
+export const DEFAULT_EXEMPT: readonly string[] = ['read', 'mcp__*']
 /** Characters of the limit kept free for the notices. */
 const NOTICE_RESERVE = 400
 
 export function resultBudget(options: ResultBudgetOptions): Plugin {
   const spillDir = resolve(options.spillDir)
-  const exempt = new Set(options.exempt ?? ['read'])
+  const exemptions = options.exempt ?? DEFAULT_EXEMPT
+  const exempt = new Set(exemptions.filter((e) => !e.endsWith('*')))
+  const prefixes = exemptions.filter((e) => e.endsWith('*')).map((e) => e.slice(0, -1))
   const headRatio = options.headRatio ?? 0.7
   const limitOf = (name: string) =>
-    exempt.has(name)
+    exempt.has(name) || prefixes.some((p) => name.startsWith(p))
       ? Number.POSITIVE_INFINITY
       : (options.limits?.[name] ?? options.defaultLimit ?? DEFAULT_RESULT_LIMIT)
   let spilled = 0

@@ -25,6 +25,7 @@ import {
 } from '@toolgate/providers'
 import { type ResultBudgetOptions, resultBudget } from '../budget/result-budget.js'
 import { createCards } from '../cards.js'
+import type { DeferredTools } from '../context/deferred-tools.js'
 import { ReminderQueue, renderReminders } from '../context/reminders.js'
 import type { SessionTap } from '../context/session-tap.js'
 import type { AgentEvent, AgentResult, DoneReason } from '../events.js'
@@ -69,6 +70,13 @@ export interface RunAgentOptions {
   readonly sessionTap?: SessionTap
   /** Passed through to every request. */
   readonly request?: Pick<ModelRequest, 'maxTokens' | 'temperature' | 'toolChoice'>
+  /**
+   * Called before each request, between turns (e.g. an MCP manager's sync(), so tool lists change
+   * at a turn boundary and never mid-request).
+   */
+  readonly beforeTurn?: () => void
+  /** Deferred loading (seed 003 §10): which tools are sent, and the per-turn note of the others. */
+  readonly deferredTools?: DeferredTools
 }
 
 export interface AgentRun extends AsyncIterable<AgentEvent> {
@@ -134,6 +142,8 @@ async function drive(
       ? runtime.use(resultBudget(budgetOptions))
       : runtime.agent(agent).use(resultBudget(budgetOptions))
     : undefined
+
+  const deferredGuard = o.deferredTools?.guard(runtime)
 
   // Approval events of this run's calls: live through a tap, else read from the log as calls settle.
   const ours = new Set<string>()
@@ -219,7 +229,17 @@ async function drive(
         })
       }
 
-      const tools = o.tools ?? runtime.schemas(agent)
+      try {
+        o.beforeTurn?.()
+      } catch (error) {
+        safeAppend(runtime, 'agent/before-turn-error', { error: describe(error) })
+      }
+      let tools = o.tools ?? runtime.schemas(agent)
+      if (o.deferredTools) {
+        tools = o.deferredTools.plan(tools).tools
+        const note = o.deferredTools.announce(history)
+        if (note) append(note)
+      }
       const schemaOf = (name: string) => tools.find((t) => t.name === name)
       const executor = new TurnExecutor({
         runtime,
@@ -405,6 +425,7 @@ async function drive(
   } finally {
     subscription?.dispose()
     budget?.dispose()
+    deferredGuard?.dispose()
   }
 }
 

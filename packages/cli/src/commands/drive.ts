@@ -3,7 +3,7 @@
 
 import { runAgent, sessionTap } from '@toolgate/agent'
 import { codeModePrompt } from '@toolgate/codemode'
-import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
+import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest, JsonValue } from '@toolgate/core'
 import { jsonlSink } from '@toolgate/core/node'
 import type { Message, ModelClient } from '@toolgate/providers'
 import { terminalAnswerer } from '../approval/prompt.js'
@@ -24,8 +24,14 @@ export type AutoDecision = (
 
 export interface DriveOptions {
   readonly io: CliIO
-  /** The model, made once the session exists (the demo script depends on whether run_code is there). */
-  readonly model: (session: { readonly codeMode: boolean }) => ModelClient
+  /**
+   * The model, made once the session exists (the demo script depends on whether run_code is
+   * there); `log` appends to the session log (e.g. tools a request had to leave out).
+   */
+  readonly model: (session: {
+    readonly codeMode: boolean
+    readonly log: (type: string, payload: Record<string, JsonValue>) => void
+  }) => ModelClient
   readonly root: string
   readonly preset: Preset
   readonly approvalPolicy: ApprovalMode
@@ -39,6 +45,12 @@ export interface DriveOptions {
   readonly rules?: SessionSetup['rules']
   readonly isolated?: boolean
   readonly trustSandbox?: boolean
+  /** Start the configured MCP servers. */
+  readonly mcp?: boolean
+  /** The model's context window in tokens (deferred loading's threshold). */
+  readonly contextWindowTokens?: number
+  /** Deferred tools are found by the provider's own tool search (the model client uses it too). */
+  readonly nativeToolSearch?: boolean
   /** Used instead of the terminal prompt: always (--yes), or when stdin/stdout is not a TTY. */
   readonly auto: AutoDecision
   readonly forceAuto: boolean
@@ -86,6 +98,9 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       ...(o.rules ? { rules: o.rules } : {}),
       ...(o.isolated ? { isolated: true } : {}),
       ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
+      ...(o.mcp ? { mcp: true } : {}),
+      ...(o.contextWindowTokens !== undefined ? { contextWindowTokens: o.contextWindowTokens } : {}),
+      ...(o.nativeToolSearch ? { nativeToolSearch: true } : {}),
       plugins: [probe.plugin],
     })
   } catch (error) {
@@ -143,6 +158,14 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   session.approval.answer(answerer)
 
   if (!o.json && o.banner) screen.print(o.banner(style))
+  // MCP servers: every state at start, then a line whenever one changes between turns (a server
+  // that dies mid-session is reported, and logged as mcp/server by the manager).
+  const mcp = session.mcp
+  const note = (lines: readonly string[]) => {
+    // In --json mode the screen writes to stderr (stdout is for events).
+    if (lines.length > 0) screen.print(`${lines.join('\n')}\n`)
+  }
+  if (mcp) note(mcp.banner())
   let code: ExitCode = EXIT.failed
   try {
     // With run_code available the model also needs the SDK declaration of what it can call.
@@ -150,13 +173,23 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       .filter((part): part is string => part !== undefined && part !== '')
       .join('\n\n')
     const run = runAgent({
-      model: o.model(session),
+      model: o.model({
+        codeMode: session.codeMode,
+        log: (type, payload) => {
+          try {
+            session.runtime.session.append(type, payload)
+          } catch {
+            // The log is telemetry: it never stops a run.
+          }
+        },
+      }),
       runtime: session.runtime,
       messages: o.messages,
       ...(system ? { system } : {}),
       signal: controller.signal,
       sessionTap: tap,
       ...(o.maxTurns !== undefined ? { maxTurns: o.maxTurns } : {}),
+      ...(mcp ? { beforeTurn: () => note(mcp.sync()), deferredTools: mcp.deferred } : {}),
     })
     for await (const event of run) view.onEvent(event)
     const result = await run.result
@@ -174,6 +207,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   } finally {
     io.interrupt?.removeEventListener('abort', interrupt)
     screen.dispose()
+    await session.mcp?.dispose().catch(() => undefined)
     await session.runtime.dispose().catch(() => undefined)
     sink.close()
   }

@@ -3,7 +3,15 @@
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
-import { createModelClient, type ModelClient, type Provider } from '@toolgate/providers'
+import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent'
+import type { JsonValue } from '@toolgate/core'
+import {
+  createModelClient,
+  type ModelClient,
+  type ModelClientOptions,
+  type Provider,
+  type SchemaFallback,
+} from '@toolgate/providers'
 import type { CommandSpec, ParsedArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
@@ -76,6 +84,22 @@ export const runSpec: CommandSpec = {
       value: '<n>',
       min: 1,
       description: 'Stop after this many model requests (default 30).',
+    },
+    {
+      name: 'context-window',
+      kind: 'int',
+      value: '<tokens>',
+      min: 1000,
+      description:
+        "The model's context window; MCP tools are deferred behind tool_search once their declarations would take 10% of it (default: known for claude-*, gpt-4.1, gpt-4o, gpt-5, o3, o4-mini; else 32768).",
+    },
+    {
+      name: 'tool-search',
+      kind: 'string',
+      value: '<mode>',
+      choices: ['emulated', 'native'],
+      description:
+        "How deferred MCP tools are found: emulated (toolgate's tool_search, every wire; default) or native (Anthropic's tool search tool; --provider anthropic only).",
     },
     { name: 'json', kind: 'flag', description: 'Print one JSON event per line on stdout instead of cards.' },
     {
@@ -162,6 +186,13 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
     io.stderr.write(`toolgate run: ${endpoint.message}\n`)
     return EXIT.config
   }
+  const native = o['tool-search'] === 'native'
+  if (native && endpoint.provider !== 'anthropic') {
+    io.stderr.write(
+      `toolgate run: --tool-search native needs --provider anthropic (the ${endpoint.provider} wire has no native tool search here); use --tool-search emulated\n`,
+    )
+    return EXIT.usage
+  }
   const root = resolve(io.cwd, typeof o.root === 'string' ? o.root : '.')
   const logPath =
     typeof o.log === 'string'
@@ -178,16 +209,25 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
     )
     return EXIT.config
   }
-  const model: ModelClient = createModelClient({
-    provider: endpoint.provider,
-    model: endpoint.model,
-    ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
-    ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
-  })
+  const contextWindowTokens =
+    typeof o['context-window'] === 'number'
+      ? o['context-window']
+      : (knownContextWindow(endpoint.model) ?? UNKNOWN_CONTEXT_WINDOW)
+  const model = (session: { log: (type: string, payload: Record<string, JsonValue>) => void }): ModelClient =>
+    createModelClient({
+      provider: endpoint.provider,
+      model: endpoint.model,
+      ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
+      ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
+      ...schemaReporters(session.log, (line) => io.stderr.write(`toolgate: note: ${line}\n`)),
+      ...(native ? { nativeToolSearch: 'bm25' as const } : {}),
+    })
   const yes = o.yes === true
   const { code } = await drive({
     io,
-    model: () => model,
+    model,
+    contextWindowTokens,
+    ...(native ? { nativeToolSearch: true } : {}),
     root,
     preset: (o.preset as Preset | undefined) ?? 'workspace-write',
     approvalPolicy: (o.approval as ApprovalMode | undefined) ?? 'on-request',
@@ -197,6 +237,7 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
     maxTurns: typeof o['max-turns'] === 'number' ? o['max-turns'] : 30,
     json: o.json === true,
     codeMode: true,
+    mcp: true,
     forceAuto: yes || o.json === true,
     auto: () =>
       yes
@@ -209,4 +250,29 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
       `${style.bold('toolgate run')} ${style.dim(`— ${endpoint.provider} ${endpoint.model}${endpoint.baseUrl ? ` @ ${endpoint.baseUrl}` : ''}`)}\n${style.dim('workspace')} ${root}\n\n`,
   })
   return code
+}
+
+/**
+ * Tools a request could not send strict, or at all (issue 16 §3): each logged once per tool and
+ * reason (`provider/schema-fallback`, `provider/schema-omission`; requests repeat every turn), and
+ * a left-out tool named on stderr, so a missing tool is never a mystery.
+ */
+export function schemaReporters(
+  log: (type: string, payload: Record<string, JsonValue>) => void,
+  warn: (line: string) => void,
+): Required<Pick<ModelClientOptions, 'onSchemaFallback' | 'onSchemaOmission'>> {
+  const seen = new Set<string>()
+  const once = (type: string, f: SchemaFallback) => {
+    const key = JSON.stringify([type, f.tool, f.keyword, f.path])
+    if (seen.has(key)) return false
+    seen.add(key)
+    log(type, { tool: f.tool, keyword: f.keyword, path: f.path, message: f.message })
+    return true
+  }
+  return {
+    onSchemaFallback: (f) => void once('provider/schema-fallback', f),
+    onSchemaOmission: (f) => {
+      if (once('provider/schema-omission', f)) warn(`${f.tool} is left out of the requests: ${f.message}`)
+    },
+  }
 }
