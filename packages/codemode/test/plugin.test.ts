@@ -9,6 +9,7 @@ import {
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { codeMode, renderCodeSdk } from '../src/plugin.js'
+import { gate } from './helpers.js'
 
 function setup(options?: { mode?: 'code' | 'both'; approval?: ApprovalOutcome; maxParallel?: number }) {
   const approval = createApprovalService()
@@ -201,8 +202,12 @@ describe('run_code', () => {
 
   it('the program waits while a person decides an approval', async () => {
     const approval = createApprovalService()
-    let release!: (o: ApprovalOutcome) => void
-    approval.answer(() => new Promise<ApprovalOutcome>((resolve) => (release = resolve)))
+    const decision = gate<ApprovalOutcome>()
+    const asked = gate()
+    approval.answer(() => {
+      asked.open()
+      return decision.promise
+    })
     const runtime = createRuntime({ approval })
     runtime.register(
       defineTool({
@@ -216,9 +221,10 @@ describe('run_code', () => {
     runtime.on('tools/pre-execute', (exec, next) => (exec.name === 'bash' ? { kind: 'ask' } : next()))
     runtime.use(codeMode())
     const pending = runtime.execute(run(`return await tools.bash({ c: 'ls' })`))
-    for (let i = 0; i < 100 && !release; i++) await new Promise((r) => setImmediate(r))
+    // the program is waiting in its worker while the person decides
+    await asked.promise
     expect(runtime.session.events().map((e) => e.type)).toContain('approval/asked')
-    release('allowed-once')
+    decision.open('allowed-once')
     expect((await pending).value).toEqual({ logs: [], result: 'ran ls' })
   })
 
