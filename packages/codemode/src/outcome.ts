@@ -63,7 +63,8 @@ export function endOf(outcome: VmOutcome, limits: Limits): RunEnd {
     case 'stuck':
       // nothing can ever change: the runner was killed (memory) or the program awaits forever
       if (outcome.lastError === 'out of memory') return failed('memory', messages.memory(limits))
-      if (outcome.lastError !== undefined) return failed('exception', `The program stopped: ${outcome.lastError}`)
+      if (outcome.lastError !== undefined)
+        return failed('exception', `The program stopped: ${outcome.lastError}`)
       return failed(
         'exception',
         'The program is waiting for a promise that can never settle (no tool call is pending). Await only tools.* calls and promises you resolve yourself; there are no timers.',

@@ -95,7 +95,10 @@ let nextRunId = 0
  * as one message per VM turn and go to `dispatch` in program order; their settlements cross back
  * in batches (every one made before the next microtask checkpoint).
  */
-export async function runSandboxed(options: SandboxOptions, pool: VmPool = sharedVmPool()): Promise<SandboxResult> {
+export async function runSandboxed(
+  options: SandboxOptions,
+  pool: VmPool = sharedVmPool(),
+): Promise<SandboxResult> {
   const started = performance.now()
   const limits: Limits = {
     timeoutMs: options.timeoutMs ?? SANDBOX_DEFAULTS.timeoutMs,
@@ -108,7 +111,13 @@ export async function runSandboxed(options: SandboxOptions, pool: VmPool = share
   const pending = new Map<number, string>()
   const report = (end: RunEnd): SandboxResult => {
     const abandoned = [...pending].map(([subIndex, name]) => ({ subIndex, name }))
-    return { ...end, logs: readJournal(journal), subCalls, abandoned, durationMs: performance.now() - started }
+    return {
+      ...end,
+      logs: readJournal(journal),
+      subCalls,
+      abandoned,
+      durationMs: performance.now() - started,
+    }
   }
 
   const stripped = stripTypes(options.code)

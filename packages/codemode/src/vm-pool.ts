@@ -53,6 +53,9 @@ export interface VmPoolStats {
   readonly idle: number
   readonly busy: number
   readonly booting: number
+  readonly stopping: number
+  /** workers started since the pool was created */
+  readonly spawned: number
 }
 
 export interface VmPool {
@@ -61,6 +64,8 @@ export interface VmPool {
   /** Keep a worker warm while the returned release has not been called. */
   retain(): () => void
   stats(): VmPoolStats
+  /** Resolves once no worker is starting, stopping or being terminated (for tests and benches). */
+  quiet(): Promise<void>
 }
 
 type State = 'booting' | 'idle' | 'busy' | 'stopping' | 'dead'
@@ -94,6 +99,17 @@ export function createVmPool(): VmPool {
   const all = new Set<Pooled>()
   const idle: Pooled[] = []
   let users = 0
+  let spawned = 0
+  const terminating = new Set<Promise<void>>()
+  let waiters: (() => void)[] = []
+  /** Wake `quiet()` callers when nothing is in transition any more. */
+  const changed = (): void => {
+    if (waiters.length === 0 || terminating.size > 0) return
+    for (const w of all) if (w.state === 'booting' || w.state === 'stopping') return
+    const wake = waiters
+    waiters = []
+    for (const f of wake) f()
+  }
 
   const ring = (w: Pooled, message?: HostMessage): void => {
     if (message) w.worker.postMessage(message)
@@ -107,16 +123,30 @@ export function createVmPool(): VmPool {
     all.delete(w)
     const at = idle.indexOf(w)
     if (at >= 0) idle.splice(at, 1)
-    void w.worker.terminate()
+    const gone: Promise<void> = w.worker.terminate().then(
+      () => {
+        terminating.delete(gone)
+        changed()
+      },
+      () => {
+        terminating.delete(gone)
+        changed()
+      },
+    )
+    terminating.add(gone)
   }
 
   const park = (w: Pooled): void => {
-    if (idle.length >= MAX_IDLE) return kill(w)
+    if (idle.length >= MAX_IDLE) {
+      kill(w)
+      return
+    }
     w.state = 'idle'
     w.onMessage = undefined
     w.onFailure = undefined
     w.worker.unref()
     idle.push(w)
+    changed()
   }
 
   const spawn = (): Pooled => {
@@ -131,6 +161,7 @@ export function createVmPool(): VmPool {
       journal: JOURNAL,
     }
     const worker = new Worker(workerSource(), { eval: true, workerData: config })
+    spawned++
     worker.unref()
     let booted!: () => void
     let bootFailed!: (error: Error) => void
@@ -177,6 +208,7 @@ export function createVmPool(): VmPool {
   const lease = (w: Pooled): VmLease => {
     w.state = 'busy'
     w.worker.ref()
+    changed()
     let open = true
     const end = (): boolean => {
       if (!open) return false
@@ -254,7 +286,11 @@ export function createVmPool(): VmPool {
       } catch (error) {
         chosen.claimed = false
         // it booted after all, or will: it becomes a spare
-        if (chosen.state === 'booting') chosen.ready.then(() => chosen.state === 'booting' && park(chosen), () => {})
+        if (chosen.state === 'booting')
+          chosen.ready.then(
+            () => chosen.state === 'booting' && park(chosen),
+            () => {},
+          )
         throw error
       } finally {
         if (onAbort) signal.removeEventListener('abort', onAbort)
@@ -270,17 +306,28 @@ export function createVmPool(): VmPool {
         released = true
         users--
         if (users > 0) return
-        for (const w of [...all]) if (w.state === 'idle' || (w.state === 'booting' && !w.claimed)) kill(w)
+        // what serves no run: idle, spare and stopping workers (a disposed plugin's runs are stopping)
+        for (const w of [...all]) {
+          if (w.state === 'idle' || w.state === 'stopping' || (w.state === 'booting' && !w.claimed)) kill(w)
+        }
       }
     },
     stats() {
       let busy = 0
       let booting = 0
+      let stopping = 0
       for (const w of all) {
         if (w.state === 'busy') busy++
         else if (w.state === 'booting') booting++
+        else if (w.state === 'stopping') stopping++
       }
-      return { idle: idle.length, busy, booting }
+      return { idle: idle.length, busy, booting, stopping, spawned }
+    },
+    quiet() {
+      return new Promise<void>((resolve) => {
+        waiters.push(resolve)
+        changed()
+      })
     },
   }
 }

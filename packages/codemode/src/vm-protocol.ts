@@ -31,9 +31,7 @@ export interface WorkerConfig {
 /** Host -> worker. */
 export type HostMessage =
   /** the compiled QuickJS WebAssembly module: compiled once per process, instantiated per worker */
-  | { readonly type: 'module'; readonly module: WebAssembly.Module }
-  | RunRequest
-  | SettleBatch
+  { readonly type: 'module'; readonly module: WebAssembly.Module } | RunRequest | SettleBatch
 
 export interface RunRequest {
   readonly type: 'run'

@@ -1,6 +1,11 @@
 import type { MessagePort } from 'node:worker_threads'
 import type * as QuickJSCore from 'quickjs-emscripten-core'
-import type { QuickJSContext, QuickJSHandle, QuickJSSyncVariant, QuickJSWASMModule } from 'quickjs-emscripten-core'
+import type {
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSSyncVariant,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten-core'
 import type {
   HostMessage,
   RunDone,
@@ -38,7 +43,7 @@ export interface WorkerEnv {
  * deadline and cancellation, and terminates the thread to enforce them.
  */
 export function vmWorkerMain(env: WorkerEnv): void {
-  /** Jobs per pump between two looks at the stop slot: measured, a chunk of 1,000 tiny jobs takes < 1 ms. */
+  /** Jobs per pump between two looks at the stop slot (the interrupt handler reads it inside a chunk too). */
   const JOB_CHUNK = 1000
   const { core, port, receive, config } = env
   const control = new Int32Array(config.control)
@@ -64,19 +69,17 @@ export function vmWorkerMain(env: WorkerEnv): void {
   // ---- boot: the host compiles the WebAssembly module once per process and sends it ----
   let first = next()
   while (first?.type !== 'module') first = next()
-  core
-    .newQuickJSWASMModuleFromVariant(core.newVariant(env.variant, { wasmModule: first.module }))
-    .then(
-      (qjs) => {
-        post({ type: 'ready' })
-        for (;;) {
-          const message = next()
-          // settlements of a run that already ended are stale
-          if (message?.type === 'run') post(runOne(qjs, message))
-        }
-      },
-      (error: unknown) => post({ type: 'boot-failed', message: errorText(error) }),
-    )
+  core.newQuickJSWASMModuleFromVariant(core.newVariant(env.variant, { wasmModule: first.module })).then(
+    (qjs) => {
+      post({ type: 'ready' })
+      for (;;) {
+        const message = next()
+        // settlements of a run that already ended are stale
+        if (message?.type === 'run') post(runOne(qjs, message))
+      }
+    },
+    (error: unknown) => post({ type: 'boot-failed', message: errorText(error) }),
+  )
 
   function runOne(qjs: QuickJSWASMModule, request: RunRequest): RunDone {
     const { runId } = request
@@ -168,13 +171,17 @@ export function vmWorkerMain(env: WorkerEnv): void {
       /** The result counts against the output limit too: a string by its own size, else its JSON. */
       const resultOutcome = (json: string): VmOutcome => {
         const size = Buffer.byteLength(json.startsWith('"') ? (JSON.parse(json) as string) : json, 'utf8')
-        return outputBytes + size > request.maxOutputBytes ? { kind: 'output-limit' } : { kind: 'value', json }
+        return outputBytes + size > request.maxOutputBytes
+          ? { kind: 'output-limit' }
+          : { kind: 'value', json }
       }
 
       // ---- the prelude, then the program ----
       const preludeFn = keep(ctx.unwrapResult(ctx.evalCode(config.prelude, config.preludeFilename)))
       const names = keep(ctx.newString(JSON.stringify(request.tools)))
-      const bridge = keep(ctx.unwrapResult(ctx.callFunction(preludeFn, ctx.undefined, hostLog, hostDone, names)))
+      const bridge = keep(
+        ctx.unwrapResult(ctx.callFunction(preludeFn, ctx.undefined, hostLog, hostDone, names)),
+      )
       const runFn = keep(ctx.getProp(bridge, 0))
       // port[0]: the sub-calls made since the last read; port[1] then port[2]: settle one (id,
       // then text); port[3]: the last error settling raised (prelude.ts)
@@ -269,7 +276,11 @@ export function vmWorkerMain(env: WorkerEnv): void {
       const d = ctx.dump(error) as { name?: unknown; message?: unknown; stack?: unknown } | undefined
       const name = typeof d?.name === 'string' ? d.name : 'Error'
       const message = typeof d?.message === 'string' ? d.message : String(d)
-      return JSON.stringify({ head: `${name}: ${message}`, name, stack: typeof d?.stack === 'string' ? d.stack : '' })
+      return JSON.stringify({
+        head: `${name}: ${message}`,
+        name,
+        stack: typeof d?.stack === 'string' ? d.stack : '',
+      })
     } catch {
       return JSON.stringify({ head: 'SyntaxError', name: 'SyntaxError', stack: '' })
     }
