@@ -1,7 +1,12 @@
-// Code Mode sandbox benchmarks (issue 6 §4). Run after `tsc -b`: node --expose-gc bench/codemode.bench.mjs
+// Code Mode sandbox benchmarks (issue 6 §4, issue 13 §1). Run after `tsc -b`: node --expose-gc bench/codemode.bench.mjs
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { runSandboxed } from '@toolgate/codemode'
 
 const COLD_START_TARGET_MS = 15
+const FIRST_RUN_TARGET_MS = 50
+const NODE = `node ${process.version}`
+const REPO = fileURLToPath(new URL('..', import.meta.url))
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)]
@@ -31,7 +36,7 @@ for (let i = 0; i < 200; i++) {
 }
 const coldP50 = median(cold)
 console.log(
-  `run_code cold start (fresh context, trivial program): ${coldP50.toFixed(2)} ms p50 of ${cold.length} runs (${vsTarget(coldP50, COLD_START_TARGET_MS, 'ms')})`,
+  `run_code cold start (fresh context in a warm worker, trivial program): ${coldP50.toFixed(2)} ms p50 of ${cold.length} runs (${vsTarget(coldP50, COLD_START_TARGET_MS, 'ms')}; ${NODE})`,
 )
 
 // 2. per-sub-call overhead of the sandbox seam: 1,000 sequential awaits against an immediate dispatch,
@@ -55,7 +60,7 @@ for (let run = 0; run < 7; run++) {
 }
 const overhead = median(perCall) - median(base)
 console.log(
-  `run_code sub-call seam overhead: ${overhead.toFixed(1)} us/call median of 7 runs x ${N} sequential calls (${median(perCall).toFixed(1)} us with the call vs ${median(base).toFixed(1)} us for the same loop awaiting a VM promise)`,
+  `run_code sub-call seam overhead: ${overhead.toFixed(1)} us/call median of 7 runs x ${N} sequential calls (${median(perCall).toFixed(1)} us with the call vs ${median(base).toFixed(1)} us for the same loop awaiting a VM promise; ${NODE})`,
 )
 
 // 3. per-sub-call overhead above the pipeline: the same echo tool called 200 times from one
@@ -117,7 +122,7 @@ console.log(
   }
   const above = median(diffs)
   console.log(
-    `run_code sub-call vs direct runtime.execute: ${above.toFixed(1)} us/call above the pipeline (${median(c).toFixed(1)} us vs ${median(d).toFixed(1)} us; ${vsTarget(above, 50, 'us')})`,
+    `run_code sub-call vs direct runtime.execute: ${above.toFixed(1)} us/call above the pipeline (${median(c).toFixed(1)} us vs ${median(d).toFixed(1)} us; ${vsTarget(above, 50, 'us')}; ${NODE})`,
   )
 
   // 4. model-visible bytes: 50 tool calls as 50 model round trips versus one run_code program
@@ -138,7 +143,61 @@ console.log(
     JSON.stringify({ name: 'run_code', arguments: { code: program, description: 'sum 50 echoes' } }).length +
     JSON.stringify(one.content).length
   console.log(
-    `50 tool calls, model-visible bytes: ${codeBytes} B as one run_code vs ${nativeBytes} B as 50 native calls (${(codeBytes / nativeBytes).toFixed(2)}x native)`,
+    `50 tool calls, model-visible bytes: ${codeBytes} B as one run_code vs ${nativeBytes} B as 50 native calls (${(codeBytes / nativeBytes).toFixed(2)}x native; ${NODE})`,
   )
   await runtime.dispose()
+}
+
+// 5. The first run_code in a fresh process (issue 13 §1): the program runs in a sandbox worker
+//    thread, and starting one is the cost a first run can pay. Each sample is a new process that
+//    imports the packages, makes one plain runtime.execute (the baseline: the pipeline's own first
+//    call), installs codeMode() (which starts a worker in the background) and runs one program
+//    with a sub-call. `at once`: the call comes right after the install, so it waits for the worker
+//    to start; `worker ready`: it comes once the worker is up, as it does when the model's first
+//    reply takes longer than a worker's start (~50-150 ms here; a model reply takes seconds).
+{
+  const child = (mode) => `
+    const t0 = performance.now()
+    const { createRuntime, defineTool, discardSink, textOutput } = await import('@toolgate/core')
+    const { codeMode } = await import('@toolgate/codemode')
+    const { sharedVmPool } = await import('./packages/codemode/dist/vm-pool.js')
+    const { z } = await import('zod')
+    const imported = performance.now() - t0
+    const runtime = createRuntime({ session: discardSink() })
+    runtime.register(defineTool({ name: 'echo', description: 'Echo.', parameters: z.object({ i: z.number() }), output: textOutput(), execute: async (a) => String(a.i) }))
+    let t = performance.now()
+    await runtime.execute({ callId: 'd', name: 'echo', arguments: { i: 1 } })
+    const direct = performance.now() - t
+    const plugin = runtime.use(codeMode({ mode: 'both' }))
+    if (${JSON.stringify(mode)} === 'ready') await sharedVmPool().quiet()
+    t = performance.now()
+    const r = await runtime.execute({ callId: 'rc', name: 'run_code', arguments: { code: 'return (await tools.echo({ i: 2 })) + "!"', description: 'first' } })
+    const first = performance.now() - t
+    if (r.isError) throw new Error(JSON.stringify(r.content))
+    plugin.dispose()
+    console.log(JSON.stringify({ imported, direct, first }))
+  `
+  const fresh = (mode) => {
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', child(mode)], {
+      cwd: REPO,
+      encoding: 'utf8',
+    })
+    if (out.status !== 0) throw new Error(`fresh process failed: ${out.stderr}`)
+    return JSON.parse(out.stdout)
+  }
+  const PROCESSES = 7
+  const bare = []
+  for (let i = 0; i < PROCESSES; i++) {
+    const t = performance.now()
+    spawnSync(process.execPath, ['-e', '0'])
+    bare.push(performance.now() - t)
+  }
+  for (const mode of ['at once', 'ready']) {
+    const samples = Array.from({ length: PROCESSES }, () => fresh(mode))
+    const first = median(samples.map((s) => s.first))
+    const label = mode === 'ready' ? 'worker ready' : 'called at once after the install'
+    console.log(
+      `run_code first result in a fresh process, ${label}: ${first.toFixed(1)} ms median of ${PROCESSES} processes (${vsTarget(first, FIRST_RUN_TARGET_MS, 'ms')}; first plain runtime.execute ${median(samples.map((s) => s.direct)).toFixed(1)} ms, imports ${median(samples.map((s) => s.imported)).toFixed(0)} ms, node -e 0 ${median(bare).toFixed(0)} ms; ${NODE})`,
+    )
+  }
 }

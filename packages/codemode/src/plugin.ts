@@ -2,7 +2,7 @@ import { defineTool, type JsonValue, linkSignals, type Plugin, type Runtime, Too
 import { z } from 'zod'
 import { createDispatcher, type DispatchLogListener } from './dispatcher.js'
 import { CODE_RUN_FAILED, type RunCodeValue, renderRunCodeFailure, renderRunCodeValue } from './render.js'
-import { runSandboxed, SANDBOX_DEFAULTS } from './sandbox.js'
+import { runInPool, SANDBOX_DEFAULTS } from './sandbox.js'
 import { renderCodeSdkFromSchemas } from './sdk.js'
 import { sharedVmPool } from './vm-pool.js'
 
@@ -114,9 +114,9 @@ export function codeMode(options: CodeModeOptions = {}): Plugin & {
           const run = new AbortController()
           runs.add(run)
           const signal = linkSignals(exec.signal, run.signal)
-          let result: Awaited<ReturnType<typeof runSandboxed>>
+          let result: Awaited<ReturnType<typeof runInPool>>
           try {
-            result = await runSandboxed(
+            result = await runInPool(
               {
                 code: args.code,
                 tools,

@@ -91,14 +91,16 @@ let nextRunId = 0
  * here at once with what the program had logged so far (the journal is shared memory); the worker
  * is then stopped, or terminated if it does not stop (vm-pool.ts): nothing the program does inside
  * the VM can delay the result. The deadline counts from this call, so it includes waiting for a
- * worker (none, with a warm pool). Sub-calls arrive
- * as one message per VM turn and go to `dispatch` in program order; their settlements cross back
- * in batches (every one made before the next microtask checkpoint).
+ * worker (none, with a warm pool). Sub-calls arrive as one message per VM turn and go to
+ * `dispatch` in program order; their settlements cross back in batches (every one made before the
+ * next microtask checkpoint).
  */
-export async function runSandboxed(
-  options: SandboxOptions,
-  pool: VmPool = sharedVmPool(),
-): Promise<SandboxResult> {
+export function runSandboxed(options: SandboxOptions): Promise<SandboxResult> {
+  return runInPool(options, sharedVmPool())
+}
+
+/** `runSandboxed` on a given pool (the plugin and the tests pass theirs). */
+export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<SandboxResult> {
   const started = performance.now()
   const limits: Limits = {
     timeoutMs: options.timeoutMs ?? SANDBOX_DEFAULTS.timeoutMs,

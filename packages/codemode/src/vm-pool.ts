@@ -160,7 +160,9 @@ export function createVmPool(): VmPool {
       programFilename: PROGRAM_FILENAME,
       journal: JOURNAL,
     }
-    const worker = new Worker(workerSource(), { eval: true, workerData: config })
+    // execArgv: none of the host's flags: `--input-type=module` would make this script a module,
+    // and a host's `--import` hooks have no business in the sandbox's thread
+    const worker = new Worker(workerSource(), { eval: true, workerData: config, execArgv: [] })
     spawned++
     worker.unref()
     let booted!: () => void

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { runSandboxed, type SandboxOptions } from '../src/index.js'
+import type { SandboxOptions } from '../src/index.js'
+import { runInPool } from '../src/sandbox.js'
 import { createVmPool, type VmPool } from '../src/vm-pool.js'
 import { gate, plain, recordingDispatch } from './helpers.js'
 
@@ -10,7 +11,7 @@ import { gate, plain, recordingDispatch } from './helpers.js'
 // and never what keeps a process alive.
 
 function runIn(pool: VmPool, code: string, options: Partial<SandboxOptions> = {}) {
-  return runSandboxed(
+  return runInPool(
     { code, tools: ['echo'], dispatch: recordingDispatch().dispatch, timeoutMs: 5_000, ...options },
     pool,
   )
