@@ -21,6 +21,8 @@ export interface CodeModeOptions {
   readonly maxTimeoutMs?: number
   readonly memoryBytes?: number
   readonly maxOutputBytes?: number
+  /** The longest JSON text one sub-call's arguments may be (default 1 Mi characters). */
+  readonly maxArgsChars?: number
   /** Parallel-safe sub-calls in flight at once (default 4). */
   readonly maxParallel?: number
 }
@@ -125,6 +127,7 @@ export function codeMode(options: CodeModeOptions = {}): Plugin & {
                 timeoutMs,
                 ...(options.memoryBytes === undefined ? {} : { memoryBytes: options.memoryBytes }),
                 ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+                ...(options.maxArgsChars === undefined ? {} : { maxArgsChars: options.maxArgsChars }),
               },
               pool,
             )

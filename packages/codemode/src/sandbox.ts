@@ -53,6 +53,13 @@ export interface SandboxOptions {
    * deeply nested JSON.stringify already overflowed Node's stack when less than half of it was free.
    */
   readonly maxStackBytes?: number
+  /**
+   * The longest JSON text (in UTF-16 code units) one sub-call's arguments may be; a longer call
+   * rejects inside the VM with a TypeError and is not dispatched. Default 1 Mi. The host parses
+   * every argument on its own thread (measured ~10-50 ms per MB on the shared machine), so this
+   * bounds how long one call can hold the agent's event loop.
+   */
+  readonly maxArgsChars?: number
 }
 
 export interface AbandonedSubCall {
@@ -78,6 +85,7 @@ export const SANDBOX_DEFAULTS = {
   memoryBytes: 64 * 1024 * 1024,
   maxOutputBytes: 64 * 1024,
   maxStackBytes: 32 * 1024,
+  maxArgsChars: 1024 * 1024,
 } as const
 
 let nextRunId = 0
@@ -234,6 +242,7 @@ export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<
         memoryBytes: limits.memoryBytes,
         maxStackBytes: options.maxStackBytes ?? SANDBOX_DEFAULTS.maxStackBytes,
         maxOutputBytes: limits.maxOutputBytes,
+        maxArgsChars: options.maxArgsChars ?? SANDBOX_DEFAULTS.maxArgsChars,
         journal,
       })
     },

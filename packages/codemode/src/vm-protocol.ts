@@ -42,6 +42,8 @@ export interface RunRequest {
   readonly memoryBytes: number
   readonly maxStackBytes: number
   readonly maxOutputBytes: number
+  /** the longest JSON text (UTF-16 code units) one sub-call's arguments may be */
+  readonly maxArgsChars: number
   /** the run's log journal (see JournalLayout), `journalBytes(maxOutputBytes)` long */
   readonly journal: SharedArrayBuffer
 }

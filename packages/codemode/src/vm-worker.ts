@@ -179,8 +179,9 @@ export function vmWorkerMain(env: WorkerEnv): void {
       // ---- the prelude, then the program ----
       const preludeFn = keep(ctx.unwrapResult(ctx.evalCode(config.prelude, config.preludeFilename)))
       const names = keep(ctx.newString(JSON.stringify(request.tools)))
+      const maxArgs = keep(ctx.newNumber(request.maxArgsChars))
       const bridge = keep(
-        ctx.unwrapResult(ctx.callFunction(preludeFn, ctx.undefined, hostLog, hostDone, names)),
+        ctx.unwrapResult(ctx.callFunction(preludeFn, ctx.undefined, hostLog, hostDone, names, maxArgs)),
       )
       const runFn = keep(ctx.getProp(bridge, 0))
       // port[0]: the sub-calls made since the last read; port[1] then port[2]: settle one (id,

@@ -237,6 +237,25 @@ describe('runSandboxed: sub-calls', () => {
     })
   })
 
+  it('sub-calls keep crossing correctly after the VM memory grows in the middle of a run', async () => {
+    const { dispatch, calls } = recordingDispatch()
+    const r = await run(
+      'const first = await tools.echo({ at: "start" })\nconst big: string[] = []\nfor (let i = 0; i < 48; i++) big.push("x".repeat(1 << 20) + i)\nconst second = await tools.echo({ at: "after", n: big.length, tail: big[47].slice(-2), text: "é漢😀" })\nreturn [first.args.at, second.args]',
+      { dispatch, memoryBytes: 128 * 1024 * 1024, timeoutMs: 20_000 },
+    )
+    expect(plain(r)).toEqual({
+      ok: true,
+      result: ['start', { at: 'after', n: 48, tail: '47', text: 'é漢😀' }],
+      logs: [],
+      subCalls: 2,
+      abandoned: [],
+    })
+    expect(calls.map((c) => c.argsJson)).toEqual([
+      '{"at":"start"}',
+      '{"at":"after","n":48,"tail":"47","text":"é漢😀"}',
+    ])
+  })
+
   it('a late settlement after the run ended is ignored', async () => {
     const late = gate<DispatchOutcome>()
     const r = await runSandboxed({
