@@ -3,6 +3,7 @@ import type * as QuickJSCore from 'quickjs-emscripten-core'
 import type {
   QuickJSContext,
   QuickJSHandle,
+  QuickJSRuntime,
   QuickJSSyncVariant,
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core'
@@ -40,7 +41,8 @@ export interface WorkerEnv {
  * run every pending job, send the sub-calls it made (one message per turn), wait for settlements
  * (every one that has arrived crosses before the next pump). Console lines go straight into the
  * run's shared journal (vm-protocol.ts). The worker never decides about time: the host owns the
- * deadline and cancellation, and terminates the thread to enforce them.
+ * deadline and cancellation, asks a run to stop through the stop slot (read by the interrupt
+ * handler, between job chunks and while waiting), and terminates the thread when it does not.
  */
 export function vmWorkerMain(env: WorkerEnv): void {
   /** Jobs per pump between two looks at the stop slot (the interrupt handler reads it inside a chunk too). */
@@ -110,11 +112,12 @@ export function vmWorkerMain(env: WorkerEnv): void {
       handles.push(h)
       return h
     }
-    const runtime = qjs.newRuntime()
+    let runtime: QuickJSRuntime | undefined
     let vm: QuickJSContext | undefined
     let result: VmOutcome
     try {
-      result = execute()
+      runtime = qjs.newRuntime()
+      result = execute(runtime)
     } catch (error) {
       // a host-level error from inside wasm (a trap, this thread's stack): the engine may be corrupt
       healthy = false
@@ -123,7 +126,7 @@ export function vmWorkerMain(env: WorkerEnv): void {
       for (const h of handles) if (h.alive) h.dispose()
       try {
         vm?.dispose()
-        runtime.dispose()
+        runtime?.dispose()
       } catch {
         // after an out-of-memory QuickJS can fail its own leak assertion while freeing
         healthy = false
@@ -131,7 +134,7 @@ export function vmWorkerMain(env: WorkerEnv): void {
     }
     return { type: 'done', runId, outcome: result, healthy, wasmBytes: qjs.getWasmMemory().buffer.byteLength }
 
-    function execute(): VmOutcome {
+    function execute(runtime: QuickJSRuntime): VmOutcome {
       runtime.setMemoryLimit(request.memoryBytes)
       runtime.setMaxStackSize(request.maxStackBytes)
       // The host owns time and cancellation; it asks through the stop slot (and terminates the
