@@ -63,6 +63,57 @@ console.log(
   `run_code sub-call seam overhead: ${overhead.toFixed(1)} us/call median of 7 runs x ${N} sequential calls (${median(perCall).toFixed(1)} us with the call vs ${median(base).toFixed(1)} us for the same loop awaiting a VM promise; ${NODE})`,
 )
 
+// 2b. what the thread boundary itself costs: a message to a bare worker thread that waits the way
+//     the sandbox's does (Atomics.wait on a bell the host rings after posting), and its answer
+//     back, with no QuickJS and no pipeline. A sequential sub-call pays one such round trip.
+{
+  const { Worker } = await import('node:worker_threads')
+  const bell = new Int32Array(new SharedArrayBuffer(4))
+  const worker = new Worker(
+    `const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads')
+     const bell = new Int32Array(workerData)
+     parentPort.postMessage('ready')
+     for (;;) {
+       const rung = Atomics.load(bell, 0)
+       const got = receiveMessageOnPort(parentPort)
+       if (got) parentPort.postMessage(got.message)
+       else Atomics.wait(bell, 0, rung)
+     }`,
+    { eval: true, workerData: bell.buffer, execArgv: [] },
+  )
+  await new Promise((resolve) => worker.once('message', resolve))
+  const M = 2000
+  const trip = () =>
+    new Promise((resolve) => {
+      let left = M
+      const onMessage = () => {
+        if (--left === 0) {
+          worker.off('message', onMessage)
+          resolve()
+          return
+        }
+        worker.postMessage({ type: 'settle', codes: [left], texts: ['null'] })
+        Atomics.add(bell, 0, 1)
+        Atomics.notify(bell, 0)
+      }
+      worker.on('message', onMessage)
+      worker.postMessage({ type: 'settle', codes: [left], texts: ['null'] })
+      Atomics.add(bell, 0, 1)
+      Atomics.notify(bell, 0)
+    })
+  await trip()
+  const trips = []
+  for (let r = 0; r < 7; r++) {
+    const t = performance.now()
+    await trip()
+    trips.push(((performance.now() - t) * 1000) / M)
+  }
+  await worker.terminate()
+  console.log(
+    `thread crossing baseline: message round trip to a bare worker that waits on a bell: ${median(trips).toFixed(1)} us median of 7 runs x ${M} (${NODE})`,
+  )
+}
+
 // 3. per-sub-call overhead above the pipeline: the same echo tool called 200 times from one
 //    run_code program versus 200 direct runtime.execute calls (both through the full pipeline).
 {

@@ -145,7 +145,7 @@ export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<
     resolveRun = resolve
   })
 
-  /** The one place a run ends: `done` is the worker's clean report, else the worker is terminated. */
+  /** The one place a run ends: `done` is the worker's own report; without it the worker is asked to stop. */
   const end = (outcome: RunEnd, done?: RunDone): void => {
     if (ended) return
     ended = true
