@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads'
 import { enginePaths, loadWasmModule } from './engine.js'
 import { PRELUDE_SOURCE } from './prelude.js'
-import { PROGRAM_FILENAME } from './strip.js'
+import { PROGRAM_FILENAME, PROGRAM_PREFIX, PROGRAM_SUFFIX } from './strip.js'
 import {
   CONTROL,
   type HostMessage,
@@ -158,6 +158,7 @@ export function createVmPool(): VmPool {
       prelude: PRELUDE_SOURCE,
       preludeFilename: 'prelude.js',
       programFilename: PROGRAM_FILENAME,
+      warmup: `${PROGRAM_PREFIX}return 1${PROGRAM_SUFFIX}`,
       journal: JOURNAL,
     }
     // execArgv: none of the host's flags: `--input-type=module` would make this script a module,

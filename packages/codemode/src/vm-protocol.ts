@@ -25,6 +25,8 @@ export interface WorkerConfig {
   readonly prelude: string
   readonly preludeFilename: string
   readonly programFilename: string
+  /** a trivial program (stripped) the worker runs once before it reports ready */
+  readonly warmup: string
   readonly journal: JournalLayout
 }
 

@@ -73,6 +73,20 @@ export function vmWorkerMain(env: WorkerEnv): void {
   while (first?.type !== 'module') first = next()
   core.newQuickJSWASMModuleFromVariant(core.newVariant(env.variant, { wasmModule: first.module })).then(
     (qjs) => {
+      // One throwaway run before saying ready: the first run in a thread pays for compiling the
+      // engine's code paths lazily (measured: the first run 2-5x the next ones), and a worker
+      // boots before anyone waits for it. Its id is no host run's (those count from 0).
+      runOne(qjs, {
+        type: 'run',
+        runId: -2,
+        js: config.warmup,
+        tools: [],
+        memoryBytes: 16 * 1024 * 1024,
+        maxStackBytes: 32 * 1024,
+        maxOutputBytes: 0,
+        maxArgsChars: 0,
+        journal: new SharedArrayBuffer(config.journal.headerBytes),
+      })
       post({ type: 'ready' })
       for (;;) {
         const message = next()
