@@ -88,6 +88,7 @@ describe('the worker pool', () => {
       'const a: string[] = []\nfor (let i = 0; i < 60; i++) a.push("x".repeat(1 << 20) + i)\nreturn a.length',
       {
         memoryBytes: 128 * 1024 * 1024,
+        timeoutMs: 60_000,
       },
     )
     expect(plain(r)).toMatchObject({ ok: true, result: 60 })

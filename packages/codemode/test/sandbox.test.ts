@@ -124,7 +124,7 @@ describe('runSandboxed: sub-calls', () => {
     const r = runSandboxed({
       code: 'const a = await tools.echo({})\nconst [b, c] = await Promise.all([tools.echo({}), tools.echo({})])\nreturn [a, b, c]',
       tools: ['echo'],
-      timeoutMs: 2_000,
+      timeoutMs: 10_000,
       dispatch: (_name, _argsJson, subIndex, _signal, settle) => {
         if (subIndex === 0) {
           // at once, twice: the second answer is ignored
@@ -314,7 +314,7 @@ describe('runSandboxed: limits and cancellation', () => {
     const { dispatch, calls } = recordingDispatch()
     const r = await run(
       'console.log("x".repeat(200))\nlet refused = ""\ntools.echo({}).catch((e) => { refused = e.message })\nawait Promise.resolve()\nconsole.log(refused)\nwhile (true) {}',
-      { maxOutputBytes: 100, timeoutMs: 2_000, dispatch },
+      { maxOutputBytes: 100, timeoutMs: 10_000, dispatch },
     )
     expect(plain(r)).toMatchObject({ ok: false, kind: 'output-limit' })
     expect(calls).toEqual([])
