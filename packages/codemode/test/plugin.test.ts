@@ -276,6 +276,39 @@ describe('run_code', () => {
     ])
   })
 
+  it('disposing the plugin cancels its running programs and their sub-calls', async () => {
+    const runtime = createRuntime()
+    const started = gate()
+    let subSignal: AbortSignal | undefined
+    runtime.register(
+      defineTool({
+        name: 'wait',
+        description: 'Waits until cancelled.',
+        parameters: z.object({}),
+        output: textOutput(),
+        execute: (_a, exec) =>
+          new Promise<string>((_r, reject) => {
+            subSignal = exec.signal
+            started.open()
+            exec.signal.addEventListener('abort', () => reject(new Error('stopped')))
+          }),
+      }),
+    )
+    const installed = runtime.use(codeMode())
+    const pending = runtime.execute(run('await tools.wait({})'))
+    await started.promise
+    installed.dispose()
+    const result = await pending
+    expect(result.error).toMatchObject({ code: 'CODE_RUN_FAILED', info: { kind: 'abort' } })
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: 'CODE_RUN_FAILED (abort): The run was cancelled before the program finished.\nTool calls still running were cancelled. Do not retry unless you are asked to.',
+      },
+    ])
+    expect(subSignal?.aborted).toBe(true)
+  })
+
   it('cancelling the outer call interrupts the program and its sub-calls', async () => {
     const runtime = createRuntime({ abortGraceMs: 100 })
     let subSignal: AbortSignal | undefined
