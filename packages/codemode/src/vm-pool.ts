@@ -14,15 +14,20 @@ import { vmWorkerMain } from './vm-worker.js'
 
 /**
  * The sandbox workers of this process: warm threads with QuickJS loaded, one program at a time
- * each. A worker costs ~40-70 ms to start on the shared 2-core machine (Node's own worker start,
- * before QuickJS), ~50x a whole trivial run, so workers are kept and reused; a run gets a fresh
- * QuickJS runtime + context inside one (no state crosses runs). A worker the host had to stop (a
- * deadline, a cancellation) or that may be corrupt is terminated, never reused, and replaced in
- * the background while someone uses the pool.
+ * each. A worker costs ~40-150 ms to start on the shared 2-core machine (Node's own worker start,
+ * then QuickJS and one throwaway run), 10-50x a whole trivial run, so workers are kept and reused;
+ * a run gets a fresh QuickJS runtime + context inside one (no state crosses runs).
+ *
+ * A run the host ends (deadline, cancellation) has already returned its result; its worker is
+ * asked to stop through shared memory and gets STOP_GRACE_MS to confirm (a busy loop, a wait for
+ * a sub-call or a flood of jobs confirms within microseconds), then goes back to the pool. One
+ * that does not confirm in time (a native builtin that never polls the interrupt handler) is
+ * terminated, and so is one that may be corrupt or holds a large wasm memory. Terminated workers
+ * are replaced in the background while someone uses the pool.
  *
  * Idle and starting workers are unref'd: they never keep the process alive. At most MAX_IDLE
  * wait idle; `retain()` marks a user who wants one warm (the `codeMode()` plugin while installed);
- * when the last user releases, idle workers are terminated.
+ * when the last user releases, the workers that serve no run are terminated.
  */
 
 /** Idle workers kept for the next runs (more run at once on demand, then are terminated). */

@@ -26,10 +26,17 @@ describe('the worker pool', () => {
     expect(pool.stats()).toEqual({ idle: 1, busy: 0, booting: 0, stopping: 0, spawned: 1 })
   })
 
-  it('a busy loop stopped at its deadline gives its worker back: no new thread', async () => {
+  it.each([
+    ['a busy loop', 'while (true) {}'],
+    // jobs are pumped in chunks, so the stop is seen between two chunks
+    [
+      'an endless chain of promise jobs',
+      'const f = () => Promise.resolve().then(f)\nf()\nawait new Promise(() => {})',
+    ],
+  ])('%s stopped at its deadline gives its worker back: no new thread', async (_label, code) => {
     const pool = createVmPool()
     await runIn(pool, 'return 1')
-    const r = await runIn(pool, 'while (true) {}', { timeoutMs: 300 })
+    const r = await runIn(pool, code, { timeoutMs: 300 })
     // it ran (the pool was warm), and was stopped
     expect(r).toMatchObject({
       ok: false,

@@ -73,8 +73,8 @@ describe('run_code always stops', () => {
 
   it.each([
     [
-      'a promise fan-out while the program waits',
-      'const f = () => Promise.resolve().then(() => { f(); f() })\nf()\nawait new Promise(() => {})',
+      'an endless chain of promise jobs while the program waits',
+      'const f = () => Promise.resolve().then(f)\nf()\nawait new Promise(() => {})',
     ],
     ['indexOf over a sparse array of 2^32 - 1 elements', 'new Array(2 ** 32 - 1).indexOf(1)'],
     ["join('') of a sparse array of 2^32 - 1 elements", "new Array(2 ** 32 - 1).join('')"],
@@ -88,6 +88,10 @@ describe('run_code always stops', () => {
 
   // These grow memory as they spin: which limit they meet first depends on the machine's speed.
   it.each([
+    [
+      'a promise fan-out while the program waits (each job queues two)',
+      'const f = () => Promise.resolve().then(() => { f(); f() })\nf()\nawait new Promise(() => {})',
+    ],
     ['join() of a sparse array of 2^32 - 1 elements (a 4 GB string)', 'new Array(2 ** 32 - 1).join()'],
     [
       'a memory bomb of 1 MB strings',
