@@ -175,6 +175,32 @@ console.log(
   console.log(
     `run_code sub-call vs direct runtime.execute: ${above.toFixed(1)} us/call above the pipeline (${median(c).toFixed(1)} us vs ${median(d).toFixed(1)} us; ${vsTarget(above, 50, 'us')}; ${NODE})`,
   )
+  // CPU time of the agent's own thread per sub-call (Node >= 23.9 reports CPU time per thread),
+  // summed over 15 rounds of each: the VM's work no longer runs on that thread, the crossings do.
+  if (process.threadCpuUsage) {
+    const cpu = () => {
+      const u = process.threadCpuUsage()
+      return u.user + u.system
+    }
+    let directCpu = 0
+    let codeCpu = 0
+    for (let r = 0; r < 15; r++) {
+      let at = cpu()
+      await direct()
+      directCpu += cpu() - at
+      at = cpu()
+      await empty()
+      const fixed = cpu() - at
+      at = cpu()
+      await viaCode()
+      codeCpu += cpu() - at - fixed
+    }
+    const perCode = codeCpu / (15 * M)
+    const perDirect = directCpu / (15 * M)
+    console.log(
+      `run_code sub-call, CPU time of the agent's thread: ${perCode.toFixed(1)} us/call vs ${perDirect.toFixed(1)} us for a direct runtime.execute (mean of 15 x ${M}; ${NODE})`,
+    )
+  }
 
   // 4. model-visible bytes: 50 tool calls as 50 model round trips versus one run_code program
   //    that returns only the summary. Counted: the assistant's tool-call JSON and the results.
