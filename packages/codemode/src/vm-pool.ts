@@ -39,6 +39,8 @@ const MAX_IDLE = 2
 const RETIRE_WASM_BYTES = 48 * 1024 * 1024
 /** How long a stopped run's worker has to confirm before it is terminated. */
 const STOP_GRACE_MS = 200
+/** A worker that has not booted by then is terminated (measured boots: 40 ms idle, ~1 s overloaded). */
+const BOOT_TIMEOUT_MS = 30_000
 
 export interface VmLease {
   /** Post to the worker and ring its bell. Nothing happens once the lease has ended. */
@@ -93,6 +95,10 @@ function workerSource(): string {
   source ??= [
     "'use strict'",
     "const { parentPort, workerData, receiveMessageOnPort } = require('node:worker_threads')",
+    // The engine's only output is the assertion QuickJS prints (console.error, bound when the
+    // engine loads) before it aborts after an out-of-memory; the run's result already says what
+    // happened and the worker retires, so the sandbox thread prints nothing into the host's terminal.
+    'console.error = () => {}',
     'const core = require(workerData.paths.core)',
     'const variant = require(workerData.paths.variant).default',
     `;(${vmWorkerMain.toString()})({ core, variant, port: parentPort, receive: receiveMessageOnPort, config: workerData })`,
@@ -182,15 +188,22 @@ export function createVmPool(): VmPool {
     const w: Pooled = { worker, control, ready, state: 'booting', claimed: false }
     all.add(w)
     const fail = (message: string): void => {
+      clearTimeout(bootTimer)
       const state = w.state
       const onFailure = w.onFailure
       kill(w)
       if (state === 'booting') bootFailed(new Error(message))
       else if (state === 'busy') onFailure?.(message)
     }
+    const bootTimer = setTimeout(
+      () => fail(`the sandbox worker did not start within ${BOOT_TIMEOUT_MS} ms`),
+      BOOT_TIMEOUT_MS,
+    )
+    bootTimer.unref()
     worker.on('message', (message: WorkerMessage) => {
       if (w.state === 'booting') {
         if (message.type === 'ready') {
+          clearTimeout(bootTimer)
           booted()
           if (!w.claimed) park(w)
         } else if (message.type === 'boot-failed') fail(message.message)
@@ -303,6 +316,7 @@ export function createVmPool(): VmPool {
       } finally {
         if (onAbort) signal.removeEventListener('abort', onAbort)
       }
+      if (chosen.state === 'dead') throw new Error('the sandbox worker exited before its first run')
       return lease(chosen)
     },
     retain() {
