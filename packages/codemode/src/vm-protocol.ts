@@ -1,6 +1,6 @@
 /**
  * What the host thread (sandbox.ts, vm-pool.ts) and a sandbox worker thread (vm-worker.ts) say
- * to each other. Types only, plus the layout of the log journal that both sides read from here.
+ * to each other: the messages, the control slots and the log journal's layout (and its reader).
  *
  * A worker runs one program at a time. The host posts a message and then rings the worker's bell
  * (an Int32 in shared memory: add 1, notify), because the worker waits with `Atomics.wait` and
