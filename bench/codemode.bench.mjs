@@ -248,11 +248,13 @@ console.log(
     const plugin = runtime.use(codeMode({ mode: 'both' }))
     if (${JSON.stringify(mode)} === 'ready') await sharedVmPool().quiet()
     t = performance.now()
+    const cpu0 = process.cpuUsage()
     const r = await runtime.execute({ callId: 'rc', name: 'run_code', arguments: { code: 'return (await tools.echo({ i: 2 })) + "!"', description: 'first' } })
     const first = performance.now() - t
+    const used = process.cpuUsage(cpu0)
     if (r.isError) throw new Error(JSON.stringify(r.content))
     plugin.dispose()
-    console.log(JSON.stringify({ imported, direct, first }))
+    console.log(JSON.stringify({ imported, direct, first, cpu: (used.user + used.system) / 1000 }))
   `
   const fresh = (mode) => {
     const out = spawnSync(process.execPath, ['--input-type=module', '-e', child(mode)], {
@@ -274,7 +276,7 @@ console.log(
     const first = median(samples.map((s) => s.first))
     const label = mode === 'ready' ? 'worker ready' : 'called at once after the install'
     console.log(
-      `run_code first result in a fresh process, ${label}: ${first.toFixed(1)} ms median of ${PROCESSES} processes (${vsTarget(first, FIRST_RUN_TARGET_MS, 'ms')}; first plain runtime.execute ${median(samples.map((s) => s.direct)).toFixed(1)} ms, imports ${median(samples.map((s) => s.imported)).toFixed(0)} ms, node -e 0 ${median(bare).toFixed(0)} ms; ${NODE})`,
+      `run_code first result in a fresh process, ${label}: ${first.toFixed(1)} ms median of ${PROCESSES} processes (${vsTarget(first, FIRST_RUN_TARGET_MS, 'ms')}; CPU time of all the process's threads during it ${median(samples.map((s) => s.cpu)).toFixed(1)} ms; first plain runtime.execute ${median(samples.map((s) => s.direct)).toFixed(1)} ms, imports ${median(samples.map((s) => s.imported)).toFixed(0)} ms, node -e 0 ${median(bare).toFixed(0)} ms; ${NODE})`,
     )
   }
 }
