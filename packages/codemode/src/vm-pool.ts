@@ -37,8 +37,12 @@ const MAX_IDLE = 2
  * shrinks, and a run near the 64 MiB default limit would leave that much held by an idle thread.
  */
 const RETIRE_WASM_BYTES = 48 * 1024 * 1024
-/** How long a stopped run's worker has to confirm before it is terminated. */
-const STOP_GRACE_MS = 200
+/**
+ * How long a stopped run's worker has to confirm before it is terminated. The run's result does
+ * not wait for it; a longer grace only lets a runaway builtin burn its thread a little longer, and
+ * a shorter one terminated healthy workers that a loaded machine had not scheduled in time.
+ */
+const STOP_GRACE_MS = 1_000
 /** A worker that has not booted by then is terminated (measured boots: 40 ms idle, ~1 s overloaded). */
 const BOOT_TIMEOUT_MS = 30_000
 

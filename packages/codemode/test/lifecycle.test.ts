@@ -31,7 +31,7 @@ describe('the worker pool', () => {
     // jobs are pumped in chunks, so the stop is seen between two chunks
     [
       'an endless chain of promise jobs',
-      'const f = () => Promise.resolve().then(f)\nf()\nawait new Promise(() => {})',
+      'const f = () => { Promise.resolve().then(f) }\nf()\nawait new Promise(() => {})',
     ],
   ])('%s stopped at its deadline gives its worker back: no new thread', async (_label, code) => {
     const pool = createVmPool()

@@ -74,7 +74,7 @@ describe('run_code always stops', () => {
   it.each([
     [
       'an endless chain of promise jobs while the program waits',
-      'const f = () => Promise.resolve().then(f)\nf()\nawait new Promise(() => {})',
+      'const f = () => { Promise.resolve().then(f) }\nf()\nawait new Promise(() => {})',
     ],
     ['indexOf over a sparse array of 2^32 - 1 elements', 'new Array(2 ** 32 - 1).indexOf(1)'],
     ["join('') of a sparse array of 2^32 - 1 elements", "new Array(2 ** 32 - 1).join('')"],
