@@ -29,6 +29,8 @@ export interface BuiltinToolsOptions {
    * allowlist and git's safe configuration still apply; processes are still contained, see README).
    */
   readonly sandbox?: SandboxOption
+  /** The bubblewrap binary (default `bwrap` on PATH). */
+  readonly bwrapPath?: string
   /** Variables bash gets besides `ENV_ALLOWLIST` (credential-looking names are refused). */
   readonly environment?: EnvironmentPolicy
   /** Git configuration for bash's git commands, after `GIT_SAFE_CONFIG` (the user's opt-ins). */
@@ -67,6 +69,7 @@ export interface ToolsEnv {
   readonly killGraceMs: number
   readonly maxCaptureBytes: number
   readonly maxSpillBytes: number
+  readonly bwrapPath: string | undefined
   readonly environment: EnvironmentPolicy | undefined
   readonly gitConfig: Readonly<Record<string, string>>
   /** The session temp directory, created on first use. */
@@ -112,6 +115,7 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     maxCaptureBytes: options.maxCaptureBytes ?? DEFAULT_CAPTURE_BYTES,
     maxSpillBytes: options.maxSpillBytes ?? DEFAULT_SPILL_BYTES,
+    bwrapPath: options.bwrapPath,
     environment: options.environment,
     gitConfig: options.gitConfig ?? {},
     sessionDir,

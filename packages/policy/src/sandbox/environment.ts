@@ -58,7 +58,10 @@ const registered = new Map<string, string | undefined>()
  * Register a variable the agent process itself read (a provider API key): its name and its value
  * never reach bash, also when the value was copied into another variable.
  */
-export function registerSecretEnv(name: string, env: NodeJS.ProcessEnv = process.env): void {
+export function registerSecretEnv(
+  name: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): void {
   const value = env[name]
   registered.set(name, value === undefined || value.length < 8 ? registered.get(name) : value)
 }

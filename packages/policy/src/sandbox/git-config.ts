@@ -4,13 +4,12 @@ import { dirname, isAbsolute, join, resolve } from 'node:path'
 /**
  * A reader for git configuration files, host side (issue 11 §6: read `core.hooksPath` "safely —
  * parse the file, do not run git with the workspace config"). It only has to find values, never
- * to write, so it is tolerant: a line it cannot read is skipped (git would refuse the file; the
- * sandbox then protects less than git would run, never more — see `readGitConfig`'s includes).
- *
- * Grammar (git-config(1) "Syntax"): `[section]`, `[section "subsection"]` (`\"` and `\\` escapes),
- * `[section.subsection]`; `name = value` or a bare `name` (true); values trimmed, `"..."` quoting,
- * `\n \t \b \\ \"` escapes, a trailing `\` continues the line; `#` and `;` start a comment outside
- * quotes. Section and key names are case-insensitive, subsections are not.
+ * to write. Where git would refuse the file, it skips the line and keeps reading (git then reads
+ * nothing from that file, so what is read here is at most more than git uses: protected, never
+ * missed). The grammar follows git's config.c (2.39), checked against real git by a differential
+ * property test: `[section]`, `[section "subsection"]` (a backslash escapes any character),
+ * `[section.subsection]`; `name = value` or a bare `name` (true); see `readValue` for values.
+ * Section and key names are case-insensitive, subsections are not.
  */
 export interface GitConfigEntry {
   /** `section.key` or `section.subsection.key`, section and key lower-cased. */
@@ -29,121 +28,124 @@ const MAX_CONFIG_FILES = 64
 
 export function parseGitConfig(text: string, file: string): GitConfigEntry[] {
   const entries: GitConfigEntry[] = []
-  let section: string | undefined
+  // git reads "\r\n" as "\n" and the end of the file as a last "\n" (get_next_char).
+  const src = `${text.replace(/\r\n/g, '\n')}\n`
   let i = 0
-  const n = text.length
-  while (i < n) {
-    // Skip blanks and empty lines.
-    const ch = text[i]!
-    if (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\n') {
+  let section: string | undefined
+  const skipLine = () => {
+    const end = src.indexOf('\n', i)
+    i = end === -1 ? src.length : end + 1
+  }
+  while (i < src.length) {
+    const c = src[i]!
+    if (c === '\n' || c === ' ' || c === '\t' || c === '\r' || c === '\f' || c === '\v') {
       i++
       continue
     }
-    if (ch === '#' || ch === ';') {
-      i = lineEnd(text, i)
+    if (c === '#' || c === ';') {
+      skipLine()
       continue
     }
-    if (ch === '[') {
-      const header = readHeader(text, i + 1)
-      section = header.section
-      i = header.next
+    if (c === '[') {
+      i++
+      section = readHeader()
+      if (section === undefined) skipLine()
       continue
     }
-    // A variable: name, then optional `= value`.
-    let j = i
-    while (j < n && /[A-Za-z0-9-]/.test(text[j]!)) j++
-    const name = text.slice(i, j).toLowerCase()
-    if (name === '' || section === undefined) {
-      i = lineEnd(text, i)
+    if (!/[A-Za-z]/.test(c) || section === undefined) {
+      skipLine() // git refuses the file here; skip the line and keep reading
       continue
     }
-    while (j < n && (text[j] === ' ' || text[j] === '\t')) j++
-    if (j >= n || text[j] === '\n' || text[j] === '#' || text[j] === ';' || text[j] === '\r') {
-      entries.push({ key: `${section}.${name}`, value: 'true', file })
-      i = j
+    let name = ''
+    while (/[A-Za-z0-9-]/.test(src[i]!)) name += src[i++]
+    while (src[i] === ' ' || src[i] === '\t') i++
+    if (src[i] === '\n') {
+      entries.push({ key: `${section}.${name.toLowerCase()}`, value: 'true', file })
       continue
     }
-    if (text[j] !== '=') {
-      i = lineEnd(text, j)
+    if (src[i] !== '=') {
+      skipLine()
       continue
     }
-    const value = readValue(text, j + 1)
-    entries.push({ key: `${section}.${name}`, value: value.value, file })
-    i = value.next
+    i++
+    const value = readValue()
+    if (value !== undefined) entries.push({ key: `${section}.${name.toLowerCase()}`, value, file })
   }
   return entries
-}
 
-function lineEnd(text: string, from: number): number {
-  const end = text.indexOf('\n', from)
-  return end === -1 ? text.length : end + 1
-}
-
-function readHeader(text: string, from: number): { section: string | undefined; next: number } {
-  let i = from
-  let name = ''
-  while (i < text.length && /[A-Za-z0-9.-]/.test(text[i]!)) name += text[i++]
-  while (text[i] === ' ' || text[i] === '\t') i++
-  if (text[i] === ']') {
-    // `[section.subsection]`: the deprecated form, lower-cased as a whole.
-    const dot = name.indexOf('.')
-    const section =
-      dot === -1
-        ? name.toLowerCase()
-        : `${name.slice(0, dot).toLowerCase()}.${name.slice(dot + 1).toLowerCase()}`
-    return { section: section === '' ? undefined : section, next: i + 1 }
-  }
-  if (text[i] !== '"') return { section: undefined, next: lineEnd(text, i) }
-  i++
-  let sub = ''
-  while (i < text.length && text[i] !== '"' && text[i] !== '\n') {
-    if (text[i] === '\\' && i + 1 < text.length) i++
-    sub += text[i++]
-  }
-  if (text[i] !== '"' || text[i + 1] !== ']' || name === '')
-    return { section: undefined, next: lineEnd(text, i) }
-  return { section: `${name.toLowerCase()}.${sub}`, next: i + 2 }
-}
-
-function readValue(text: string, from: number): { value: string; next: number } {
-  let i = from
-  let out = ''
-  let quoted = false
-  // Trailing blanks outside quotes are dropped: remember where the last kept character was.
-  let keep = 0
-  while (i < text.length && (text[i] === ' ' || text[i] === '\t')) i++
-  for (; i < text.length; i++) {
-    const c = text[i]!
-    if (c === '\n' || c === '\r') break
-    if (!quoted && (c === '#' || c === ';')) {
-      i = lineEnd(text, i) - 1
-      break
-    }
-    if (c === '"') {
-      quoted = !quoted
-      keep = out.length
-      continue
-    }
-    if (c === '\\') {
-      const next = text[i + 1]
-      if (next === '\n') {
-        i++
-        continue
-      }
-      if (next === '\r' && text[i + 2] === '\n') {
-        i += 2
-        continue
-      }
-      const escaped = next === 'n' ? '\n' : next === 't' ? '\t' : next === 'b' ? '\b' : next
-      if (escaped !== undefined) out += escaped
+  /** After `[`: `name]`, `name.sub]` (lower-cased) or `name "sub"]`; undefined when malformed. */
+  function readHeader(): string | undefined {
+    let name = ''
+    while (/[A-Za-z0-9.-]/.test(src[i]!)) name += src[i++]
+    if (src[i] === ']') {
       i++
-      keep = out.length
-      continue
+      return name === '' ? undefined : name.toLowerCase()
     }
-    out += c
-    if (quoted || (c !== ' ' && c !== '\t')) keep = out.length
+    if (src[i] !== ' ' && src[i] !== '\t') return undefined
+    while (src[i] === ' ' || src[i] === '\t') i++
+    if (src[i] !== '"' || name === '' || name.includes('.')) return undefined
+    i++
+    let sub = ''
+    while (src[i] !== '"') {
+      if (src[i] === '\n') return undefined
+      if (src[i] === '\\') {
+        i++
+        if (src[i] === '\n') return undefined
+      }
+      sub += src[i++]
+    }
+    i++
+    if (src[i] !== ']') return undefined
+    i++
+    return `${name.toLowerCase()}.${sub}`
   }
-  return { value: out.slice(0, keep), next: i + 1 }
+
+  /**
+   * git's parse_value: blanks outside quotes are kept as one ' ' each only between other
+   * characters (leading and trailing ones are dropped); `\n \t \b \\ \"` escape; a backslash before
+   * the end of the line continues the value; `#` and `;` outside quotes end it. An unknown escape
+   * or an unclosed quote makes git refuse the file: undefined.
+   */
+  function readValue(): string | undefined {
+    let out = ''
+    let quote = false
+    let comment = false
+    let spaces = 0
+    for (;;) {
+      const ch = src[i++]
+      if (ch === undefined || ch === '\n') return quote ? undefined : out
+      if (comment) continue
+      if (!quote && (ch === ' ' || ch === '\t' || ch === '\r' || ch === '\f' || ch === '\v')) {
+        if (out.length > 0) spaces++
+        continue
+      }
+      if (!quote && (ch === ';' || ch === '#')) {
+        comment = true
+        continue
+      }
+      out += ' '.repeat(spaces)
+      spaces = 0
+      if (ch === '\\') {
+        const next = src[i++]
+        if (next === '\n') continue
+        if (next === 't') out += '\t'
+        else if (next === 'b') out += '\b'
+        else if (next === 'n') out += '\n'
+        else if (next === '\\' || next === '"') out += next
+        else {
+          i--
+          skipLine()
+          return undefined
+        }
+        continue
+      }
+      if (ch === '"') {
+        quote = !quote
+        continue
+      }
+      out += ch
+    }
+  }
 }
 
 /**

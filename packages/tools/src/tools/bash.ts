@@ -221,7 +221,7 @@ async function confined(env: ToolsEnv, command: string): Promise<Confinement & {
     }
   } else {
     try {
-      c = await confine(argv, env.sandbox)
+      c = await confine(argv, env.sandbox, env.bwrapPath === undefined ? {} : { bwrapPath: env.bwrapPath })
     } catch (error) {
       throw new ToolError(
         `The sandbox could not be prepared: ${(error as Error).message}. The command was not run.`,
