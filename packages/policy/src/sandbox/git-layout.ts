@@ -7,8 +7,9 @@ import { configPath, readGitConfig } from './git-config.js'
  * read on the host from the files themselves — git is never run with the workspace's config.
  *
  * - `entry`: what `<root>/.git` is: a directory, a gitdir file (worktrees, submodules), a symlink,
- *   or absent (then the sandbox still covers the name, so `git init` inside cannot create a
- *   repository the host's git would trust later).
+ *   or absent — or a directory without HEAD, which git does not use either (then the sandbox
+ *   still covers the name, so `git init` inside cannot create a repository the host's git would
+ *   trust later).
  * - `gitdirs`: git directories inside the workspace whose state files git updates (the root one,
  *   the target of a `.git` file when it is inside the workspace, submodule gitdirs under
  *   `modules/`), outermost first.
@@ -42,7 +43,11 @@ export function gitLayout(root: string, home: string, env: NodeJS.ProcessEnv = p
   } catch {
     kind = 'absent'
   }
-  if (kind === 'dir') {
+  if (kind === 'dir' && !isFile(join(dotGit, 'HEAD'))) {
+    // Not a repository (git itself looks for HEAD, objects/, refs/): an empty directory such as the
+    // sandbox's own cover of a missing `.git`. Covered again, never staged.
+    entry = { kind: 'absent', path: dotGit }
+  } else if (kind === 'dir') {
     entry = { kind, path: dotGit }
     gitdirs.push(dotGit)
   } else if (kind === 'file') {

@@ -9,9 +9,17 @@ import { join } from 'node:path'
  */
 let dir: string | undefined
 
-export function hostFile(name: string, content: Uint8Array | string): string {
+/**
+ * This process's private directory under the OS temp directory (mkdtemp: mode 0700, a fresh name,
+ * so no other user can prepare it or race for it).
+ */
+export function privateDir(): string {
   if (dir === undefined || !existsSync(dir)) dir = mkdtempSync(join(tmpdir(), 'toolgate-sandbox-'))
-  const path = join(dir, name)
+  return dir
+}
+
+export function hostFile(name: string, content: Uint8Array | string): string {
+  const path = join(privateDir(), name)
   if (!existsSync(path)) writeFileSync(path, content, { mode: 0o444 })
   return path
 }

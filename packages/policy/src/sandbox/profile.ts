@@ -1,11 +1,11 @@
 import { accessSync, constants, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { homedir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { AUTO_RUN_PATHS, HOME_GIT_CONFIG, SHELL_RC_FILES } from './auto-run.js'
 import { CREDENTIAL_STORES, SYSTEM_SECRET_FILES, SYSTEM_SECRET_PATTERN } from './credential-stores.js'
 import { gitLayout, inside } from './git-layout.js'
 import { type GitStage, stageGitdir } from './git-staging.js'
-import { emptyFile } from './host-files.js'
+import { emptyFile, privateDir } from './host-files.js'
 import type { Mount } from './mounts.js'
 import type { SandboxPolicy } from './types.js'
 import { scanWorkspace } from './workspace-scan.js'
@@ -63,7 +63,7 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
     const scan = scanWorkspace(root)
     if (writable) {
       const layout = gitLayout(root, home, env)
-      const stagingDir = policy.stagingDir ?? join(tmpdir(), 'toolgate-git-staging')
+      const stagingDir = policy.stagingDir ?? join(privateDir(), 'git-staging')
       switch (layout.entry.kind) {
         case 'dir':
         case 'symlink':

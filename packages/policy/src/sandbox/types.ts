@@ -36,7 +36,8 @@ export interface SandboxPolicy {
   readonly home?: string
   /**
    * Where git's state files are staged during a command (README "Sandbox", `.git`): a host
-   * directory outside the workspace. Default: the OS temp directory.
+   * directory outside the workspace, private to the user. Default: a private directory of this
+   * process under the OS temp directory.
    */
   readonly stagingDir?: string
   /**

@@ -95,7 +95,7 @@ export const BASH_DESCRIPTION = [
   'Run a bash command in the workspace root and return its output. Use it for builds, tests, git and other programs; do not use it to read, search or edit files (use read, grep, glob, ls, edit, write).',
   'stdin is closed and there is no terminal: interactive programs fail instead of waiting for input, so pass flags such as --yes or -m. Colours and pagers are off.',
   `The command is killed with its child processes after timeout_ms (default ${count(BASH_DEFAULT_TIMEOUT_MS)}, max ${count(BASH_MAX_TIMEOUT_MS)}); processes it leaves running in the background are stopped when it ends, so use run_in_background for servers and watchers, then job_output to read them.`,
-  'Returns stdout, then stderr after a "[stderr]" line; a non-zero exit adds "[exit code: N]". Long output keeps the last 64 KB of each stream and names a file with the full output to read with read (offset/limit). Chain dependent steps with && in one command.',
+  'Returns stdout, then stderr after a "[stderr]" line; a non-zero exit adds "[exit code: N]". Long output keeps the last 64 KB of each stream and names a file with the output (its first and last 16 MB when longer) to read with read (offset/limit). Chain dependent steps with && in one command.',
 ].join(' ')
 
 export function bashTool(env: ToolsEnv) {
