@@ -73,12 +73,12 @@ describe.skipIf(!usable)("1. .git in every form stays the host's", () => {
       f,
       'rm -rf .git 2>/dev/null; echo "#!/bin/sh" > .git/hooks/post-checkout; echo "[core] fsmonitor = x" >> .git/config; git config core.hooksPath hooks; ls .git',
     )
-    // Inside, the staged state files are gone; config, hooks and the bound directories are not.
-    // (The contents of objects/, refs/ and logs/ are writable, as git needs: rm empties them like
+    // Inside, the staged state files and reflogs are gone; config, hooks and the bound directories
+    // are not. (The contents of objects/ and refs/ are writable, as git needs: rm empties them like
     // any workspace file; the permission engine asks before `rm`, a destructive command.)
-    expect(r.stdout).toBe('branches\nconfig\nhooks\ninfo\nlogs\nobjects\nrefs\n')
+    expect(r.stdout).toBe('branches\nconfig\nhooks\ninfo\nobjects\nrefs\n')
     expect(r.notes).toEqual([
-      'git: the removal of .git/COMMIT_EDITMSG, .git/HEAD, .git/description, .git/index was not kept (git itself never removes them)',
+      'git: the removal of .git/COMMIT_EDITMSG, .git/HEAD, .git/description, .git/index, .git/logs/HEAD was not kept (git itself never removes them)',
     ])
     expect(existsSync(join(f.ws, '.git', 'hooks', 'post-checkout'))).toBe(false)
     expect(read(join(f.ws, '.git', 'config'))).not.toMatch(/fsmonitor|hooksPath/)
@@ -100,10 +100,40 @@ describe.skipIf(!usable)("1. .git in every form stays the host's", () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toBe('../evil\n') // it existed inside, for that command only
     expect(r.notes).toEqual([
-      "git: .git/commondir was created by the command but not kept: in the sandbox only git's own state files at the top of .git are written back (configuration, hooks and pointers to other directories stay as they were; an operation such as a rebase must finish within one command)",
+      "git: .git/commondir was created by the command but not kept: in the sandbox only git's own state files and reflogs in .git are written back, as regular files (configuration, hooks, links and pointers to other directories stay as they were; an operation such as a rebase must finish within one command)",
     ])
     expect(existsSync(join(f.ws, '.git', 'commondir'))).toBe(false)
     expect(f.git(['status', '--short']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a reflog replaced by a link to a hook: the host checkout appends nothing to the hook', async () => {
+    const f = make('reflog')
+    const hook = join(f.ws, '.git', 'hooks', 'post-checkout')
+    writeFileSync(hook, `#!/bin/sh\ntouch ${join(f.dir, 'hook-ran')}\n`)
+    chmodSync(hook, 0o755)
+    // A branch name is free text for the shell: the reflog line "checkout: moving from <name> ..."
+    // appended to the hook would run it.
+    const branch = `x$(touch\${IFS}${f.pwned})`
+    const r = await inSandbox(
+      f,
+      [
+        `git branch '${branch}'`,
+        'rm .git/logs/HEAD && ln -s ../hooks/post-checkout .git/logs/HEAD',
+        'mkdir -p .git/refs/heads/sub && ln -s ../../../hooks/post-checkout .git/refs/heads/sub/link',
+      ].join(' && '),
+    )
+    expect(r.code).toBe(0)
+    expect(r.notes).toEqual([
+      "git: .git/logs/HEAD was created by the command but not kept: in the sandbox only git's own state files and reflogs in .git are written back, as regular files (configuration, hooks, links and pointers to other directories stay as they were; an operation such as a rebase must finish within one command)",
+      'git: the removal of .git/logs/HEAD was not kept (git itself never removes it)',
+      'git: removed a link the command made under .git/refs (.git/refs/heads/sub/link): git never makes them',
+    ])
+    expect(lstatSync(join(f.ws, '.git', 'logs', 'HEAD')).isFile()).toBe(true)
+    expect(f.git(['checkout', '-q', branch]).status).toBe(0)
+    expect(f.git(['checkout', '-q', 'main']).status).toBe(0)
+    expect(existsSync(join(f.dir, 'hook-ran'))).toBe(true) // the hook runs: the check is real
+    expect(read(hook)).toBe(`#!/bin/sh\ntouch ${join(f.dir, 'hook-ran')}\n`)
     expect(existsSync(f.pwned)).toBe(false)
   })
 
@@ -117,6 +147,10 @@ describe.skipIf(!usable)("1. .git in every form stays the host's", () => {
     expect(f.git(['log', '--format=%s']).out).toBe('second\nfirst\n')
     expect(f.git(['branch', '--show-current']).out).toBe('feature\n')
     expect(f.git(['status', '--porcelain']).out).toBe('')
+    // The reflog came back too.
+    expect(f.git(['reflog', '--format=%gs']).out).toBe(
+      'checkout: moving from main to feature\ncommit: second\ncommit (initial): first\n',
+    )
   })
 
   test('the index is not overwritten when the host changed it while the command ran', async () => {
@@ -556,6 +590,20 @@ describe.skipIf(!usable)('whatever else', () => {
     const f = make('hardlink')
     const r = await inSandbox(f, 'ln .git/config cfg 2>/dev/null; echo "$?"; ls cfg 2>/dev/null | wc -l')
     expect(r.stdout).toBe('1\n0\n')
+  })
+
+  test('a workspace inside a repository: the cover of its missing .git leaves the parent repository usable', async () => {
+    const f = make('parent')
+    const sub = join(f.ws, 'packages', 'app')
+    mkdirSync(sub, { recursive: true })
+    const r = await run(
+      'git init -q . 2>/dev/null; git rev-parse --show-toplevel',
+      { mode: 'workspace-write', root: sub, home: f.home },
+      { env: envWithHome(f.home) },
+    )
+    expect(r.stdout).toBe(`${f.ws}\n`)
+    expect(list(join(sub, '.git'))).toEqual([])
+    expect(f.git(['rev-parse', '--show-toplevel'], sub).out).toBe(`${f.ws}\n`)
   })
 
   test('renaming the workspace itself fails (a mount point)', async () => {

@@ -11,11 +11,10 @@ import {
   readSync,
   renameSync,
   rmSync,
-  type Stats,
   statSync,
   unlinkSync,
 } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import type { Mount } from './mounts.js'
 
 /**
@@ -29,12 +28,18 @@ import type { Mount } from './mounts.js'
  *
  * So the gitdir's top is a STAGING directory: a private host directory bound over the gitdir (a
  * mount point: `.git` cannot be renamed or replaced), holding copies of git's own state files
- * (`SYNCED_FILES`), with the real subdirectories git writes (`objects`, `refs`, `logs`, `lfs`,
- * `rr-cache`) bound writable on top and everything else (config, hooks, info, modules, worktrees,
- * commondir, unknown entries) bound read-only. When the command has ended, `sync()` copies back
- * only the state files that changed, each with git's own lock protocol (`<name>.lock` created
- * exclusively, then renamed) and only if the host's file is still the one that was copied in;
- * whatever else the command created at the top is dropped, and the result says so.
+ * (`SYNCED_FILES`) and of the reflogs (`logs/`), with `objects/`, `refs/` and `lfs/` bound
+ * writable on top and everything else (config, hooks, info, modules, worktrees, rr-cache,
+ * commondir, unknown entries) bound read-only. When the command has ended, `sync()` writes back
+ * only the state files and reflogs that changed, each with git's lock protocol (`<name>.lock`
+ * created exclusively, then renamed) and only if the host's file is still the one that was copied
+ * in; whatever else the command created there is dropped, and the result says so.
+ *
+ * The reflogs are copied, not bound: git APPENDS to them through whatever the path names, so a
+ * reflog the command replaced by a symbolic link to a hook would make the host's next
+ * `git checkout` append a line holding a branch name the command chose (`$(...)` runs) to that
+ * hook. Only regular files come back. `refs/` stays bound (git replaces refs by rename, never
+ * through a link), but symbolic links the command made there are removed afterwards.
  */
 
 /** State files git replaces at the top of a gitdir during normal work (copied in and back). */
@@ -69,18 +74,24 @@ const SYNCED_FILES = new Set([
   'description',
 ])
 /**
- * The state files git itself removes when an operation ends (a merge, a cherry-pick, a bisect):
- * only their removal is written back. HEAD, the index, packed-refs and the rest are never
- * removed on the host (a command that deletes them inside only breaks its own view).
+ * The top-level state files git itself removes when an operation ends (a merge, a cherry-pick, a
+ * bisect): only their removal is written back. HEAD, the index, packed-refs and the rest are never
+ * removed on the host (a command that deletes them inside only breaks its own view). Reflogs of
+ * refs (`logs/refs/...`) may be removed (git deletes a branch's reflog with the branch); HEAD's not.
  */
 const REMOVABLE =
-  /^(?:ORIG_HEAD|FETCH_HEAD|MERGE_(?:HEAD|MSG|MODE|AUTOSTASH)|AUTO_MERGE|CHERRY_PICK_HEAD|REVERT_HEAD|REBASE_HEAD|SQUASH_MSG|TAG_EDITMSG|NOTES_MERGE_(?:PARTIAL|REF)|BISECT_[A-Z_]+|shallow|sharedindex\..*)$/
+  /^(?:ORIG_HEAD|FETCH_HEAD|MERGE_(?:HEAD|MSG|MODE|AUTOSTASH)|AUTO_MERGE|CHERRY_PICK_HEAD|REVERT_HEAD|REBASE_HEAD|SQUASH_MSG|TAG_EDITMSG|NOTES_MERGE_(?:PARTIAL|REF)|BISECT_[A-Z_]+|shallow|sharedindex\..*|logs\/refs\/.*)$/
 
 /** Split-index files (`core.splitIndex`): content-addressed, replaced like the index. */
 const SHARED_INDEX = /^sharedindex\.[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 
-/** Subdirectories git writes during normal work: bound writable (their contents cannot run code). */
-const WRITABLE_DIRS = new Set(['objects', 'refs', 'logs', 'lfs', 'rr-cache'])
+/**
+ * Subdirectories bound writable: git writes into them by creating a temporary file and renaming
+ * it (objects, refs; git-lfs objects), so a link there cannot redirect a write to a chosen name.
+ */
+const WRITABLE_DIRS = new Set(['objects', 'refs', 'lfs'])
+/** Subdirectories copied in and written back file by file (see above). */
+const LOGS = 'logs'
 
 /** Left behind by git itself; dropped without a note. */
 const IGNORED = /^(?:.*\.lock|gc\.pid|gc\.log)$/
@@ -89,6 +100,11 @@ const IGNORED = /^(?:.*\.lock|gc\.pid|gc\.log)$/
 const MAX_COPY_BYTES = 512 * 1024 * 1024
 /** Entries at a gitdir's top; a larger top is bound read-only as a whole (fail closed). */
 const MAX_TOP_ENTRIES = 4096
+/** Reflogs copied per command; beyond either bound `logs/` is read-only (noted). */
+const MAX_LOG_FILES = 4096
+const MAX_LOG_BYTES = 64 * 1024 * 1024
+/** Entries of `refs/` searched for links after the command. */
+const MAX_REFS_ENTRIES = 50_000
 
 const HEAD_CONTENT = /^(?:ref: refs\/[\x21-\x7e]+|[0-9a-f]{40}(?:[0-9a-f]{24})?)\n?$/
 
@@ -135,14 +151,16 @@ export interface GitStage {
   /** bwrap mounts, in order: the staging directory over the gitdir, then its entries. */
   readonly mounts: readonly Mount[]
   /**
-   * After the command ended: copy changed state files back, drop the rest, remove the staging
-   * directory. Resolves to model-facing notes (paths relative to the workspace root).
+   * After the command ended: write changed state files and reflogs back, drop the rest, remove
+   * links the command made in `refs/`, remove the staging directory. Returns model-facing notes
+   * (paths relative to the workspace root). Idempotent.
    */
   sync(): readonly string[]
 }
 
 export function stageGitdir(gitdir: string, stagingParent: string, root: string): GitStage {
   const rel = relative(root, gitdir)
+  const startedMs = Date.now()
   let names: string[]
   try {
     names = readdirSync(gitdir).sort()
@@ -158,63 +176,103 @@ export function stageGitdir(gitdir: string, stagingParent: string, root: string)
       ],
     }
   }
-  // `logs` is created by git on the first ref update anyway; make it now so it is bound writable.
-  if (!names.includes('logs')) {
-    try {
-      mkdirSync(join(gitdir, 'logs'))
-      names.push('logs')
-    } catch {
-      // Not writable for us either: reflogs written in the sandbox are then dropped (noted).
-    }
-  }
-  mkdirSync(stagingParent, { recursive: true })
+  mkdirSync(stagingParent, { recursive: true, mode: 0o700 })
   const staging = mkdtempSync(join(stagingParent, 'git-'))
   const mounts: Mount[] = [{ kind: 'bind', source: staging, target: gitdir }]
   const copied = new Map<string, Copied>()
   const bound = new Set<string>()
-  for (const name of names) {
-    const path = join(gitdir, name)
-    let st: Stats
-    try {
-      st = lstatSync(path)
-    } catch {
-      continue // vanished meanwhile
-    }
-    if (st.isSymbolicLink()) {
-      // Bound read-only when its target exists (the mount follows the link); else left out.
+  const notes: string[] = []
+  const copyIn = (name: string, mode: number) => {
+    const host = identity(lstatSync(join(gitdir, name), { bigint: true }))
+    const target = join(staging, name)
+    copyFileSync(join(gitdir, name), target, constants.COPYFILE_FICLONE)
+    copied.set(name, { host, staged: identity(lstatSync(target, { bigint: true })), mode })
+  }
+  try {
+    for (const name of names) {
+      const path = join(gitdir, name)
+      let st: ReturnType<typeof lstatSync>
       try {
-        statSync(path)
-        mounts.push({ kind: 'ro-bind', source: path, target: path })
-        bound.add(name)
+        st = lstatSync(path)
       } catch {
-        // dangling: git in the sandbox sees nothing there
+        continue // vanished meanwhile
       }
-      continue
-    }
-    if (st.isDirectory() && WRITABLE_DIRS.has(name)) {
-      mounts.push({ kind: 'bind', source: path, target: path })
+      if (st.isSymbolicLink()) {
+        // Bound read-only when its target exists (the mount follows the link); else left out.
+        try {
+          statSync(path)
+          mounts.push({ kind: 'ro-bind', source: path, target: path })
+          bound.add(name)
+        } catch {
+          // dangling: git in the sandbox sees nothing there
+        }
+        continue
+      }
+      if (st.isDirectory() && WRITABLE_DIRS.has(name)) {
+        mounts.push({ kind: 'bind', source: path, target: path })
+        bound.add(name)
+        continue
+      }
+      if (st.isDirectory() && name === LOGS) {
+        const logs = listLogs(gitdir)
+        if (logs === undefined) {
+          mounts.push({ kind: 'ro-bind', source: path, target: path })
+          bound.add(name)
+          notes.push(
+            `git: ${join(rel, LOGS)} holds more than ${MAX_LOG_FILES} files or ${MAX_LOG_BYTES} bytes, so it is read-only in the sandbox: git commands that write a reflog fail there`,
+          )
+          continue
+        }
+        for (const dir of logs.dirs) mkdirSync(join(staging, dir), { recursive: true })
+        for (const file of logs.files) copyIn(file, lstatSync(join(gitdir, file)).mode & 0o777)
+        continue
+      }
+      if (st.isFile() && isSynced(name) && st.size <= MAX_COPY_BYTES) {
+        copyIn(name, st.mode & 0o777)
+        continue
+      }
+      mounts.push({ kind: 'ro-bind', source: path, target: path })
       bound.add(name)
-      continue
     }
-    if (st.isFile() && isSynced(name) && st.size <= MAX_COPY_BYTES) {
-      const host = identity(lstatSync(path, { bigint: true }))
-      const target = join(staging, name)
-      copyFileSync(path, target, constants.COPYFILE_FICLONE)
-      copied.set(name, { host, staged: identity(lstatSync(target, { bigint: true })), mode: st.mode & 0o777 })
-      continue
-    }
-    mounts.push({ kind: 'ro-bind', source: path, target: path })
-    bound.add(name)
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true })
+    throw error
   }
   let synced: readonly string[] | undefined
   return {
     gitdir,
     mounts,
     sync() {
-      synced ??= syncBack(gitdir, staging, rel, copied, bound)
+      synced ??= [
+        ...notes,
+        ...syncBack(gitdir, staging, rel, copied, bound),
+        ...removeNewLinks(gitdir, 'refs', rel, startedMs),
+      ]
       return synced
     },
   }
+}
+
+/** The reflog tree (relative paths, regular files and directories only), or undefined past the bounds. */
+function listLogs(gitdir: string): { dirs: string[]; files: string[] } | undefined {
+  const dirs: string[] = [LOGS]
+  const files: string[] = []
+  let bytes = 0
+  for (let i = 0; i < dirs.length; i++) {
+    const dir = dirs[i]!
+    for (const name of readdirSync(join(gitdir, dir)).sort()) {
+      const path = join(dir, name)
+      const st = lstatSync(join(gitdir, path))
+      if (st.isDirectory()) dirs.push(path)
+      else if (st.isFile()) {
+        files.push(path)
+        bytes += st.size
+        if (files.length > MAX_LOG_FILES || bytes > MAX_LOG_BYTES) return undefined
+      }
+      // Links and special files stay out of the sandbox (and are never written back).
+    }
+  }
+  return { dirs, files }
 }
 
 function syncBack(
@@ -223,52 +281,66 @@ function syncBack(
   rel: string,
   copied: ReadonlyMap<string, Copied>,
   bound: ReadonlySet<string>,
-): readonly string[] {
+): string[] {
   const notes: string[] = []
   const dropped: string[] = []
   const kept: string[] = []
   try {
-    let names: string[]
-    try {
-      names = readdirSync(staging).sort()
-    } catch {
-      names = []
-    }
-    for (const name of names) {
-      if (bound.has(name) || IGNORED.test(name)) continue
-      const staged = join(staging, name)
-      let st: ReturnType<typeof lstatSync>
+    // Every regular file and directory of the staging directory, top first (paths relative to it).
+    const present = new Set<string>()
+    const walk = (dir: string) => {
+      let names: string[]
       try {
-        st = lstatSync(staged)
+        names = readdirSync(join(staging, dir)).sort()
       } catch {
-        continue
+        return
       }
-      const before = copied.get(name)
-      if (!isSynced(name) || !st.isFile()) {
-        dropped.push(name)
-        continue
+      for (const name of names) {
+        const path = dir === '' ? name : join(dir, name)
+        if (dir === '' && bound.has(name)) continue
+        if (IGNORED.test(name)) continue
+        let st: ReturnType<typeof lstatSync>
+        try {
+          st = lstatSync(join(staging, path))
+        } catch {
+          continue
+        }
+        const inLogs = path === LOGS || path.startsWith(`${LOGS}/`)
+        if (st.isDirectory() && inLogs) {
+          walk(path)
+          continue
+        }
+        if (!st.isFile() || !(inLogs || isSynced(path))) {
+          dropped.push(path)
+          continue
+        }
+        present.add(path)
+        const staged = join(staging, path)
+        const before = copied.get(path)
+        if (before !== undefined && same(identity(lstatSync(staged, { bigint: true })), before.staged))
+          continue
+        if (st.size > MAX_COPY_BYTES) {
+          notes.push(`git: ${join(rel, path)} was not kept: it is larger than ${MAX_COPY_BYTES} bytes`)
+          continue
+        }
+        const problem = invalid(path, staged)
+        if (problem !== undefined) {
+          notes.push(`git: ${join(rel, path)} was not kept: ${problem}`)
+          continue
+        }
+        const failed = replaceOnHost(gitdir, path, before?.host, staged, before?.mode ?? 0o644)
+        if (failed !== undefined) notes.push(`git: ${join(rel, path)} was not kept: ${failed}`)
       }
-      if (before !== undefined && same(identity(lstatSync(staged, { bigint: true })), before.staged)) continue
-      if (st.size > MAX_COPY_BYTES) {
-        notes.push(`git: ${join(rel, name)} was not kept: it is larger than ${MAX_COPY_BYTES} bytes`)
-        continue
-      }
-      const problem = invalid(name, staged)
-      if (problem !== undefined) {
-        notes.push(`git: ${join(rel, name)} was not kept: ${problem}`)
-        continue
-      }
-      const failed = replaceOnHost(gitdir, name, before?.host, staged, before?.mode ?? 0o644)
-      if (failed !== undefined) notes.push(`git: ${join(rel, name)} was not kept: ${failed}`)
     }
-    for (const [name, before] of copied) {
-      if (names.includes(name)) continue
-      if (!REMOVABLE.test(name)) {
-        kept.push(name)
+    walk('')
+    for (const [path, before] of copied) {
+      if (present.has(path)) continue
+      if (!REMOVABLE.test(path)) {
+        kept.push(path)
         continue
       }
-      const problem = replaceOnHost(gitdir, name, before.host, undefined, before.mode)
-      if (problem !== undefined) notes.push(`git: the removal of ${join(rel, name)} was not kept: ${problem}`)
+      const problem = replaceOnHost(gitdir, path, before.host, undefined, before.mode)
+      if (problem !== undefined) notes.push(`git: the removal of ${join(rel, path)} was not kept: ${problem}`)
     }
   } finally {
     rmSync(staging, { recursive: true, force: true })
@@ -282,25 +354,28 @@ function syncBack(
     const shown = dropped.slice(0, 5).map((n) => join(rel, n))
     const more = dropped.length > 5 ? ` and ${dropped.length - 5} more` : ''
     notes.unshift(
-      `git: ${shown.join(', ')}${more} ${dropped.length === 1 ? 'was' : 'were'} created by the command but not kept: in the sandbox only git's own state files at the top of ${rel} are written back (configuration, hooks and pointers to other directories stay as they were; an operation such as a rebase must finish within one command)`,
+      `git: ${shown.join(', ')}${more} ${dropped.length === 1 ? 'was' : 'were'} created by the command but not kept: in the sandbox only git's own state files and reflogs in ${rel} are written back, as regular files (configuration, hooks, links and pointers to other directories stay as they were; an operation such as a rebase must finish within one command)`,
     )
   }
   return notes
 }
 
 /**
- * Git's lock protocol on the host: `<name>.lock` created exclusively (a git running on the host
+ * Git's lock protocol on the host: `<path>.lock` created exclusively (a git running on the host
  * holds it), the host file compared with the one copied in (changed meanwhile: not ours to
- * overwrite), then the new content renamed over it — or the file removed.
+ * overwrite), then the new content renamed over it — or the file removed. Every directory on the
+ * way must be a real directory (never a link): a new reflog's directories are made here.
  */
 function replaceOnHost(
   gitdir: string,
-  name: string,
+  path: string,
   expected: Identity | undefined,
   staged: string | undefined,
   mode: number,
 ): string | undefined {
-  const target = join(gitdir, name)
+  const problem = realDirectories(gitdir, dirname(path))
+  if (problem !== undefined) return problem
+  const target = join(gitdir, path)
   const lock = `${target}.lock`
   let fd: number
   try {
@@ -336,6 +411,67 @@ function replaceOnHost(
   } finally {
     if (locked) rmSync(lock, { force: true })
   }
+}
+
+/** Make `dir` (relative to the gitdir) exist, refusing any component that is not a real directory. */
+function realDirectories(gitdir: string, dir: string): string | undefined {
+  if (dir === '.' || dir === '') return undefined
+  let current = gitdir
+  for (const part of dir.split('/')) {
+    current = join(current, part)
+    try {
+      const st = lstatSync(current)
+      if (!st.isDirectory()) return `${relative(gitdir, current)} on the host is not a directory`
+    } catch {
+      try {
+        mkdirSync(current)
+      } catch (error) {
+        return `cannot create its directory (${(error as NodeJS.ErrnoException).code ?? 'error'})`
+      }
+    }
+  }
+  return undefined
+}
+
+/**
+ * Links and special files the command made under a bound directory (`refs/`), found by their
+ * change time (not before the command started), are removed: git never makes them, and a link
+ * there makes the host's git read, or replace, a file of the command's choosing.
+ */
+function removeNewLinks(gitdir: string, name: string, rel: string, sinceMs: number): string[] {
+  const removed: string[] = []
+  const dirs = [name]
+  let seen = 0
+  for (let i = 0; i < dirs.length && seen < MAX_REFS_ENTRIES; i++) {
+    let entries: string[]
+    try {
+      entries = readdirSync(join(gitdir, dirs[i]!))
+    } catch {
+      continue
+    }
+    for (const entry of entries) {
+      if (++seen > MAX_REFS_ENTRIES) break
+      const path = join(dirs[i]!, entry)
+      let st: ReturnType<typeof lstatSync>
+      try {
+        st = lstatSync(join(gitdir, path))
+      } catch {
+        continue
+      }
+      if (st.isDirectory()) dirs.push(path)
+      else if (!st.isFile() && st.ctimeMs >= sinceMs - 1) {
+        rmSync(join(gitdir, path), { force: true })
+        removed.push(path)
+      }
+    }
+  }
+  if (removed.length === 0) return []
+  return [
+    `git: removed ${removed.length === 1 ? 'a link' : `${removed.length} links`} the command made under ${join(rel, name)} (${removed
+      .slice(0, 3)
+      .map((p) => join(rel, p))
+      .join(', ')}${removed.length > 3 ? ', ...' : ''}): git never makes them`,
+  ]
 }
 
 function isSynced(name: string): boolean {
