@@ -103,3 +103,32 @@ describe.skipIf(realBwrap === undefined && !ci)('a partly enforced sandbox count
     expect(existsSync(join(root, 'made.txt'))).toBe(true)
   })
 })
+
+describe.skipIf(realBwrap === undefined && !ci)('the profile follows the preset', () => {
+  test('read-only: a write the rules allow still cannot write (bash runs under the read-only profile)', async () => {
+    const root = mkdtempSync(join('/var/tmp', 'toolgate-cli-readonly-'))
+    try {
+      const session = await createSession({
+        root,
+        preset: 'read-only',
+        approvalPolicy: 'never',
+        sink: discardSink(),
+        isolated: true,
+        rules: [{ action: 'allow', rule: 'bash(touch made.txt)' }],
+      })
+      expect(session.sandbox).toBe(
+        'bubblewrap, read-only profile: workspace read-only; credential stores, .env files and host sockets hidden; no network',
+      )
+      const r = await session.runtime.execute({
+        callId: 'r1',
+        name: 'bash',
+        arguments: { command: 'touch made.txt' },
+      })
+      expect(r.isError).toBe(false)
+      expect(r.value).toMatchObject({ exitCode: 1, sandbox: 'bubblewrap' })
+      expect(existsSync(join(root, 'made.txt'))).toBe(false)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  })
+})

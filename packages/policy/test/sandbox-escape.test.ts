@@ -505,7 +505,10 @@ describe.skipIf(!usable)('6. hooks elsewhere: core.hooksPath, .husky, .envrc, in
   test('a hooksPath that does not exist yet cannot be created', async () => {
     const f = make('hookspath-missing')
     f.git(['config', 'core.hooksPath', 'tools/hooks'])
-    const r = await inSandbox(f, `printf '#!/bin/sh\\n${payload(f)}\\n' > tools/hooks/pre-commit; echo "$?"`)
+    const r = await inSandbox(
+      f,
+      `mkdir -p tools/hooks; printf '#!/bin/sh\\n${payload(f)}\\n' > tools/hooks/pre-commit; echo "$?"; chmod +x tools/hooks/pre-commit`,
+    )
     expect(r.stdout).toBe('1\n')
     writeFileSync(join(f.ws, 'h.txt'), 'h')
     f.git(['add', 'h.txt'])
