@@ -57,16 +57,18 @@ export const bashParameters = z.object({
 })
 export type BashArgs = z.infer<typeof bashParameters>
 
+// `lines` and `omittedBytes` are optional: session logs written before the spill cap (issue 11)
+// replay with these same schemas.
 const spillSchema = z.object({
   path: z.string(),
   bytes: z.number().int(),
   lines: z.number().int(),
-  omittedBytes: z.number().int(),
+  omittedBytes: z.number().int().optional(),
 })
 const streamSchema = z.object({
   text: z.string(),
   bytes: z.number().int(),
-  lines: z.number().int(),
+  lines: z.number().int().optional(),
   spill: spillSchema.optional(),
   spillError: z.string().optional(),
 })
@@ -95,7 +97,7 @@ export const BASH_DESCRIPTION = [
   'Run a bash command in the workspace root and return its output. Use it for builds, tests, git and other programs; do not use it to read, search or edit files (use read, grep, glob, ls, edit, write).',
   'stdin is closed and there is no terminal: interactive programs fail instead of waiting for input, so pass flags such as --yes or -m. Colours and pagers are off.',
   `The command is killed with its child processes after timeout_ms (default ${count(BASH_DEFAULT_TIMEOUT_MS)}, max ${count(BASH_MAX_TIMEOUT_MS)}); processes it leaves running in the background are stopped when it ends, so use run_in_background for servers and watchers, then job_output to read them.`,
-  'Returns stdout, then stderr after a "[stderr]" line; a non-zero exit adds "[exit code: N]". Long output keeps the last 64 KB of each stream and names a file with the output (its first and last 16 MB when longer) to read with read (offset/limit). Chain dependent steps with && in one command.',
+  'Returns stdout, then stderr after a "[stderr]" line; a non-zero exit adds "[exit code: N]". Long output keeps the last 64 KB of each stream and names a file with the output (for very long output, its beginning and end) to read with read (offset/limit). Chain dependent steps with && in one command.',
 ].join(' ')
 
 export function bashTool(env: ToolsEnv) {
@@ -240,46 +242,56 @@ function startBackground(
   c: Confinement & { pidNamespace: boolean },
   processEnv: NodeJS.ProcessEnv,
 ): BashValue {
-  const handle = exec.jobs.start(
-    {
-      kind: 'bash',
-      label: command,
-      ...(exec.agent === undefined ? {} : { owner: exec.agent }),
-      async run(job) {
-        // The job's own buffer bounds its output; stdout and stderr interleave as they arrive.
-        const sink = () => {
-          const decoder = new StringDecoder('utf8')
-          return {
-            write(chunk: Buffer) {
-              const text = decoder.write(chunk)
-              if (text !== '') job.write(text)
-              return true
-            },
-            onDrain: (resume: () => void) => resume(),
-          }
-        }
-        let outcome: Awaited<ReturnType<typeof runProcess>>
-        try {
-          outcome = await runProcess({
-            argv: c.argv,
-            cwd: env.root,
-            env: processEnv,
-            fds: c.fds,
-            pidNamespace: c.pidNamespace,
-            signal: job.signal,
-            killGraceMs: env.killGraceMs,
-            stdout: sink(),
-            stderr: sink(),
-          })
-        } finally {
-          for (const note of c.finish()) job.write(`\n[${note}]\n`)
-        }
-        return { exitCode: outcome.exitCode, signal: outcome.signal }
-      },
-    },
-    exec.signal,
-  )
+  let handle: { readonly jobId: string }
+  try {
+    handle = startJob()
+  } catch (error) {
+    c.finish() // the job never started: release the sandbox's descriptors and staging
+    throw error
+  }
   return { kind: 'background', jobId: handle.jobId }
+
+  function startJob() {
+    return exec.jobs.start(
+      {
+        kind: 'bash',
+        label: command,
+        ...(exec.agent === undefined ? {} : { owner: exec.agent }),
+        async run(job) {
+          // The job's own buffer bounds its output; stdout and stderr interleave as they arrive.
+          const sink = () => {
+            const decoder = new StringDecoder('utf8')
+            return {
+              write(chunk: Buffer) {
+                const text = decoder.write(chunk)
+                if (text !== '') job.write(text)
+                return true
+              },
+              onDrain: (resume: () => void) => resume(),
+            }
+          }
+          let outcome: Awaited<ReturnType<typeof runProcess>>
+          try {
+            outcome = await runProcess({
+              argv: c.argv,
+              cwd: env.root,
+              env: processEnv,
+              fds: c.fds,
+              pidNamespace: c.pidNamespace,
+              signal: job.signal,
+              killGraceMs: env.killGraceMs,
+              stdout: sink(),
+              stderr: sink(),
+            })
+          } finally {
+            for (const note of c.finish()) job.write(`\n[${note}]\n`)
+          }
+          return { exitCode: outcome.exitCode, signal: outcome.signal }
+        },
+      },
+      exec.signal,
+    )
+  }
 }
 
 /** The model-visible text (pure: the value only). */
@@ -298,13 +310,14 @@ export function renderBash(value: BashValue): readonly ContentBlock[] {
       const shown = Buffer.byteLength(s.text, 'utf8')
       const from = Math.max(1, s.spill.lines - 1999)
       // When the spill file is capped it keeps equal halves: the first and the last bytes.
-      const half = Math.floor((s.bytes - s.spill.omittedBytes) / 2)
+      const omitted = s.spill.omittedBytes ?? 0
+      const half = Math.floor((s.bytes - omitted) / 2)
       const where =
-        s.spill.omittedBytes === 0
+        omitted === 0
           ? `The full ${name} is in ${s.spill.path}`
-          : `Its first and last ${plural(half, 'byte')} are in ${s.spill.path} (${plural(s.spill.lines, 'line')}; the ${plural(s.spill.omittedBytes, 'byte')} between them were dropped)`
+          : `Its first and last ${plural(half, 'byte')} are in ${s.spill.path} (${plural(s.spill.lines, 'line')}; the ${plural(omitted, 'byte')} between them were dropped)`
       parts.push(
-        `[${name} was ${plural(s.bytes, 'byte')} (${plural(s.lines, 'line')}); only the last ${plural(shown, 'byte')} are shown. ${where}: read it with the read tool, e.g. offset=${from} for its last 2,000 lines, or grep it]`,
+        `[${name} was ${plural(s.bytes, 'byte')} (${plural(s.lines ?? s.spill.lines, 'line')}); only the last ${plural(shown, 'byte')} are shown. ${where}: read it with the read tool, e.g. offset=${from} for its last 2,000 lines, or grep it]`,
       )
       if (s.spillError !== undefined) parts.push(`[the file is incomplete: ${s.spillError}]`)
     }
