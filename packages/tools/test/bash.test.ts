@@ -319,6 +319,23 @@ describe('bash', () => {
     await allGone(`${m}-`)
   })
 
+  it('runtime.dispose() ends a background job and everything it started, setsid included', async () => {
+    const h = harness({ killGraceMs: 300 })
+    const m = marker()
+    await h.call('bash', {
+      command: [
+        `setsid bash -c 'exec -a ${m}-a sleep 30' >/dev/null 2>&1 &`,
+        `(exec -a ${m}-b sleep 30) >/dev/null 2>&1 &`,
+        `count() { n=0; for f in /proc/[0-9]*/cmdline; do case "$(tr '\\0' ' ' < "$f" 2>/dev/null)" in ${m}-?' '*) n=$((n+1));; esac; done; echo $n; }`,
+        'until [ "$(count)" = 2 ]; do sleep 0.01; done; touch started; wait',
+      ].join('\n'),
+      run_in_background: true,
+    })
+    await fileAppears(join(h.root, 'started'), false)
+    await h.runtime.dispose()
+    await allGone(`${m}-`)
+  })
+
   it('only commands the classifier calls read-only run in parallel', () => {
     const h = harness()
     const mode = (command: string) =>
