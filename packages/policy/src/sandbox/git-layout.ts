@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
+import { isDirectory, isRealFile, realOrUndefined } from './fs-kind.js'
 import { configPath, readGitConfig } from './git-config.js'
 
 /**
@@ -43,7 +44,7 @@ export function gitLayout(root: string, home: string, env: NodeJS.ProcessEnv = p
   } catch {
     kind = 'absent'
   }
-  if (kind === 'dir' && !isFile(join(dotGit, 'HEAD'))) {
+  if (kind === 'dir' && !isRealFile(join(dotGit, 'HEAD'))) {
     // Not a repository (git itself looks for HEAD, objects/, refs/): an empty directory such as the
     // sandbox's own cover of a missing `.git`. Covered again, never staged.
     entry = { kind: 'absent', path: dotGit }
@@ -56,7 +57,7 @@ export function gitLayout(root: string, home: string, env: NodeJS.ProcessEnv = p
     if (gitdir !== undefined && inside(root, gitdir) && isDirectory(gitdir)) gitdirs.push(gitdir)
   } else if (kind === 'symlink') {
     entry = { kind, path: dotGit }
-    const target = real(dotGit)
+    const target = realOrUndefined(dotGit)
     if (target !== undefined && inside(root, target) && isDirectory(target)) gitdirs.push(target)
   } else {
     entry = { kind, path: dotGit }
@@ -72,7 +73,11 @@ export function gitLayout(root: string, home: string, env: NodeJS.ProcessEnv = p
     configs.push(join(home, '.gitconfig'))
   }
   const repoGitdir =
-    entry.kind === 'file' ? entry.gitdir : entry.kind === 'absent' ? undefined : (real(dotGit) ?? dotGit)
+    entry.kind === 'file'
+      ? entry.gitdir
+      : entry.kind === 'absent'
+        ? undefined
+        : (realOrUndefined(dotGit) ?? dotGit)
   if (repoGitdir !== undefined) {
     configs.push(join(repoGitdir, 'config'), join(repoGitdir, 'config.worktree'))
     const common = commondir(repoGitdir)
@@ -100,7 +105,7 @@ export function readGitfile(file: string, root: string): string | undefined {
     const match = /^gitdir: (.+?)\r?\n?$/.exec(text.split('\n')[0] ?? '')
     if (match === null) return undefined
     const target = match[1]!
-    return real(isAbsolute(target) ? target : resolve(root, target))
+    return realOrUndefined(isAbsolute(target) ? target : resolve(root, target))
   } catch {
     return undefined
   }
@@ -110,7 +115,7 @@ function commondir(gitdir: string): string | undefined {
   try {
     const text = readFileSync(join(gitdir, 'commondir'), 'utf8').trim()
     if (text === '') return undefined
-    return real(isAbsolute(text) ? text : resolve(gitdir, text))
+    return realOrUndefined(isAbsolute(text) ? text : resolve(gitdir, text))
   } catch {
     return undefined
   }
@@ -136,7 +141,7 @@ function submoduleGitdirs(gitdir: string): string[] {
         continue
       }
       if (!st.isDirectory()) continue
-      if (isFile(join(path, 'HEAD'))) {
+      if (isRealFile(join(path, 'HEAD'))) {
         found.push(path)
         if (found.length >= MAX_SUBMODULE_GITDIRS) return
         walk(join(path, 'modules'), depth + 1)
@@ -152,28 +157,4 @@ function submoduleGitdirs(gitdir: string): string[] {
 export function inside(root: string, path: string): boolean {
   const rel = relative(root, path)
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
-}
-
-function real(path: string): string | undefined {
-  try {
-    return realpathSync(path)
-  } catch {
-    return undefined
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory()
-  } catch {
-    return false
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return lstatSync(path).isFile()
-  } catch {
-    return false
-  }
 }

@@ -1,8 +1,9 @@
-import { accessSync, constants, existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs'
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { AUTO_RUN_PATHS, HOME_GIT_CONFIG, SHELL_RC_FILES } from './auto-run.js'
 import { CREDENTIAL_STORES, SYSTEM_SECRET_FILES, SYSTEM_SECRET_PATTERN } from './credential-stores.js'
+import { canonical, isFile, isRealDir } from './fs-kind.js'
 import { gitLayout, inside } from './git-layout.js'
 import { type GitStage, stageGitdir } from './git-staging.js'
 import { emptyFile, privateDir } from './host-files.js'
@@ -248,28 +249,4 @@ function absolute(path: string, root: string, home: string): string {
   if (path === '~') return home
   if (path.startsWith('~/')) return join(home, path.slice(2))
   return isAbsolute(path) ? resolve(path) : resolve(root, path)
-}
-
-export function canonical(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    return resolve(path)
-  }
-}
-
-function isRealDir(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory()
-  } catch {
-    return false
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path).isFile()
-  } catch {
-    return false
-  }
 }

@@ -136,14 +136,9 @@ export function bashTool(env: ToolsEnv) {
       let outcome: Awaited<ReturnType<typeof runProcess>>
       try {
         outcome = await runProcess({
-          argv: c.argv,
-          cwd: env.root,
-          env: processEnv,
-          fds: c.fds,
-          pidNamespace: c.pidNamespace,
+          ...spawnOptions(env, c, processEnv),
           signal: exec.signal,
           timeoutMs,
-          killGraceMs: env.killGraceMs,
           stdout,
           stderr,
         })
@@ -205,12 +200,15 @@ export function bashTool(env: ToolsEnv) {
   })
 }
 
+/** A confinement, and whether the command runs in a pid namespace of its own. */
+type Contained = Confinement & { readonly pidNamespace: boolean }
+
 /**
  * The command under the session's sandbox profile. Without bubblewrap (no sandbox configured, or
  * enforcement `none` on this host) it still gets the environment allowlist and git's safe
  * configuration, and runs in a pid namespace of its own when the host allows one (`contain`).
  */
-async function confined(env: ToolsEnv, command: string): Promise<Confinement & { pidNamespace: boolean }> {
+async function confined(env: ToolsEnv, command: string): Promise<Contained> {
   const argv = ['bash', '-c', command]
   let c: Confinement
   if (env.sandbox === undefined) {
@@ -235,11 +233,23 @@ async function confined(env: ToolsEnv, command: string): Promise<Confinement & {
   return { ...c, argv: contained.argv, pidNamespace: contained.containment === 'pid-namespace' }
 }
 
+/** What foreground and background runs spawn alike. */
+function spawnOptions(env: ToolsEnv, c: Contained, processEnv: NodeJS.ProcessEnv) {
+  return {
+    argv: c.argv,
+    cwd: env.root,
+    env: processEnv,
+    fds: c.fds,
+    pidNamespace: c.pidNamespace,
+    killGraceMs: env.killGraceMs,
+  }
+}
+
 function startBackground(
   env: ToolsEnv,
   exec: ToolRunContext,
   command: string,
-  c: Confinement & { pidNamespace: boolean },
+  c: Contained,
   processEnv: NodeJS.ProcessEnv,
 ): BashValue {
   let handle: { readonly jobId: string }
@@ -273,13 +283,8 @@ function startBackground(
           let outcome: Awaited<ReturnType<typeof runProcess>>
           try {
             outcome = await runProcess({
-              argv: c.argv,
-              cwd: env.root,
-              env: processEnv,
-              fds: c.fds,
-              pidNamespace: c.pidNamespace,
+              ...spawnOptions(env, c, processEnv),
               signal: job.signal,
-              killGraceMs: env.killGraceMs,
               stdout: sink(),
               stderr: sink(),
             })
