@@ -100,26 +100,31 @@ describe('the unix-socket seccomp program', () => {
       b.readUInt32LE(i * 8 + 4),
     ])
 
-  test('x86-64: arch check first (kill otherwise), x32 killed, io_uring_setup ENOSYS, socket(AF_UNIX) EACCES', () => {
+  test('x86-64: arch check first (kill otherwise), x32 killed, io_uring_setup ENOSYS, keyrings EPERM, socket(AF_UNIX) EACCES', () => {
     expect(decode(unixSocketFilter('x64')!)).toEqual([
       [0x20, 0, 0, 4], // ld arch
-      [0x15, 0, 9, 0xc000003e], // x86-64, else kill
+      [0x15, 0, 13, 0xc000003e], // x86-64, else kill
       [0x20, 0, 0, 0], // ld nr
-      [0x35, 7, 0, 0x40000000], // x32 numbers: kill
-      [0x15, 5, 0, 425], // io_uring_setup: ENOSYS
+      [0x35, 11, 0, 0x40000000], // x32 numbers: kill
+      [0x15, 8, 0, 425], // io_uring_setup: ENOSYS
+      [0x15, 8, 0, 248], // add_key: EPERM
+      [0x15, 7, 0, 249], // request_key: EPERM
+      [0x15, 6, 0, 250], // keyctl: EPERM
       [0x15, 0, 2, 41], // socket, else allow
       [0x20, 0, 0, 16], // ld args[0]
       [0x15, 1, 0, 1], // AF_UNIX: EACCES, else allow
       [0x06, 0, 0, 0x7fff0000], // allow
       [0x06, 0, 0, 0x0005000d], // errno EACCES
       [0x06, 0, 0, 0x00050026], // errno ENOSYS
+      [0x06, 0, 0, 0x00050001], // errno EPERM
       [0x06, 0, 0, 0x80000000], // kill process
     ])
   })
 
   test('arm64 has no x32 check; other architectures have no program (the probe reports partial)', () => {
     const arm = decode(unixSocketFilter('arm64')!)
-    expect(arm[1]).toEqual([0x15, 0, 8, 0xc00000b7])
+    expect(arm[1]).toEqual([0x15, 0, 12, 0xc00000b7])
+    expect(arm.filter(([code, , , k]) => code === 0x15 && k >= 217 && k <= 219)).toHaveLength(3)
     expect(arm.some(([code, , , k]) => code === 0x35 && k === 0x40000000)).toBe(false)
     expect(arm.find(([code, , , k]) => code === 0x15 && k === 198)).toBeDefined()
     expect(unixSocketFilter('ia32')).toBeUndefined()

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createServer as createNetServer, type Server as NetServer } from 'node:net'
@@ -169,6 +169,19 @@ describe.skipIf(!usable)("1. .git in every form stays the host's", () => {
       'git: .git/index was not kept: it changed outside the sandbox while the command ran; run the command again',
     ])
     expect(f.git(['diff', '--cached', '--name-only']).out).toBe('host.txt\n')
+  })
+
+  test('two commands refreshing the same index at once: both kept, no note', async () => {
+    const f = make('refresh')
+    writeFileSync(join(f.ws, 'a.txt'), 'a\n') // same content, new stat data: status rewrites the index
+    const command = (n: number) =>
+      `git status --short; touch ready-${n}; while [ ! -e go ]; do sleep 0.01; done`
+    const both = [inSandbox(f, command(1)), inSandbox(f, command(2))]
+    await until(() => existsSync(join(f.ws, 'ready-1')) && existsSync(join(f.ws, 'ready-2')), 'both commands')
+    writeFileSync(join(f.ws, 'go'), '')
+    const [one, two] = await Promise.all(both)
+    expect([one!.notes, two!.notes]).toEqual([[], []])
+    expect(f.git(['status', '--porcelain']).out).toBe('?? go\n?? ready-1\n?? ready-2\n')
   })
 
   test('a .git file (linked worktree) cannot be pointed at a gitdir the command wrote', async () => {
@@ -351,6 +364,15 @@ describe.skipIf(!usable)('3. secrets: the environment, credential stores, .env',
     expect(r.stdout).toBe('[API_KEY=]\n0\n')
     const exposed = await inSandbox(f, 'cat .env', { exposeEnvFiles: true })
     expect(exposed.stdout).toBe('API_KEY=secret-1')
+  })
+
+  test('the kernel keyrings are out of reach (keyctl fails)', async () => {
+    const f = make('keyring')
+    const keyctl = { x64: 250, arm64: 219 }[process.arch as 'x64' | 'arm64']
+    // KEYCTL_GET_KEYRING_ID of the session keyring, through perl's syscall() (perl-base).
+    const call = `perl -e '$r = syscall(${keyctl}, 0, -3, 0, 0, 0); print $r < 0 ? "$!\\n" : "id\\n"'`
+    expect(execFileSync('sh', ['-c', call], { encoding: 'utf8' })).toBe('id\n') // control: on the host
+    expect((await inSandbox(f, call)).stdout).toBe('Operation not permitted\n')
   })
 
   test('/etc/shadow is not readable inside, also for root', async () => {

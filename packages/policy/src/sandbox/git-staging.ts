@@ -397,6 +397,10 @@ function replaceOnHost(
     }
     const unchanged =
       current === undefined ? expected === undefined : expected !== undefined && same(current, expected)
+    // Changed meanwhile into exactly what the command wrote (two `git status` refreshing the same
+    // index at once): nothing to do, nothing to report.
+    if (!unchanged && staged !== undefined && current !== undefined && sameContent(target, staged))
+      return undefined
     if (!unchanged) return 'it changed outside the sandbox while the command ran; run the command again'
     if (staged === undefined) {
       unlinkSync(target)
@@ -472,6 +476,17 @@ function removeNewLinks(gitdir: string, name: string, rel: string, sinceMs: numb
       .map((p) => join(rel, p))
       .join(', ')}${removed.length > 3 ? ', ...' : ''}): git never makes them`,
   ]
+}
+
+function sameContent(a: string, b: string): boolean {
+  try {
+    const sa = statSync(a)
+    const sb = statSync(b)
+    if (!sa.isFile() || !sb.isFile() || sa.size !== sb.size || sa.size > MAX_COPY_BYTES) return false
+    return readFileSync(a).equals(readFileSync(b))
+  } catch {
+    return false
+  }
 }
 
 function isSynced(name: string): boolean {

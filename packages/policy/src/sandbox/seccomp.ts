@@ -8,7 +8,9 @@ import { hostFile } from './host-files.js'
  * `connect()`. The filter makes `socket(AF_UNIX, ...)` fail with EACCES, while `socketpair()`
  * (anonymous, connected only to itself: libuv needs it for child processes) keeps working, and
  * refuses `io_uring_setup` (io_uring can create sockets without the `socket` system call) with
- * ENOSYS, so runtimes fall back to ordinary system calls.
+ * ENOSYS, so runtimes fall back to ordinary system calls. The kernel key management calls
+ * (`add_key`, `request_key`, `keyctl`) fail with EPERM: keyrings can hold the user's credentials
+ * (Kerberos tickets, encryption keys) outside any file the mounts can hide.
  *
  * Fail closed on the architecture: the program checks `seccomp_data.arch` first and kills the
  * process for any other ABI (the i386 `socketcall` entry on x86-64, x32 system call numbers), so
@@ -25,6 +27,7 @@ const RET_K = 0x06
 const RET_ALLOW = 0x7fff0000
 const RET_KILL_PROCESS = 0x80000000
 const retErrno = (errno: number) => 0x00050000 | errno
+const EPERM = 1
 const EACCES = 13
 const ENOSYS = 38
 const AF_UNIX = 1
@@ -38,13 +41,15 @@ interface Abi {
   readonly audit: number
   readonly socket: number
   readonly ioUringSetup: number
+  /** add_key, request_key, keyctl: consecutive on both architectures. */
+  readonly addKey: number
   /** x86-64 shares its audit arch with x32, told apart by bit 30 of the number. */
   readonly x32: boolean
 }
 
 const ABIS: Readonly<Record<string, Abi>> = {
-  x64: { audit: 0xc000003e, socket: 41, ioUringSetup: 425, x32: true },
-  arm64: { audit: 0xc00000b7, socket: 198, ioUringSetup: 425, x32: false },
+  x64: { audit: 0xc000003e, socket: 41, ioUringSetup: 425, addKey: 248, x32: true },
+  arm64: { audit: 0xc00000b7, socket: 198, ioUringSetup: 425, addKey: 217, x32: false },
 }
 
 type Insn =
@@ -66,6 +71,12 @@ export function unixSocketFilter(arch: string = process.arch): Buffer | undefine
     { op: 'label', name: 'abi-ok' },
     { op: 'jeq', k: abi.ioUringSetup, yes: 'enosys', no: 'not-io-uring' },
     { op: 'label', name: 'not-io-uring' },
+    { op: 'jeq', k: abi.addKey, yes: 'eperm', no: 'not-add-key' },
+    { op: 'label', name: 'not-add-key' },
+    { op: 'jeq', k: abi.addKey + 1, yes: 'eperm', no: 'not-request-key' },
+    { op: 'label', name: 'not-request-key' },
+    { op: 'jeq', k: abi.addKey + 2, yes: 'eperm', no: 'not-keyctl' },
+    { op: 'label', name: 'not-keyctl' },
     { op: 'jeq', k: abi.socket, yes: 'socket', no: 'allow' },
     { op: 'label', name: 'socket' },
     { op: 'ld', offset: OFFSET_ARG0_LOW },
@@ -76,6 +87,8 @@ export function unixSocketFilter(arch: string = process.arch): Buffer | undefine
     { op: 'ret', value: retErrno(EACCES) },
     { op: 'label', name: 'enosys' },
     { op: 'ret', value: retErrno(ENOSYS) },
+    { op: 'label', name: 'eperm' },
+    { op: 'ret', value: retErrno(EPERM) },
     { op: 'label', name: 'kill' },
     { op: 'ret', value: RET_KILL_PROCESS },
   ]
