@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from 'vitest'
 import { createSession, sandboxLine } from '../src/wiring.js'
 
 // The banner's sandbox line (issue 11 "Tests": the report says exactly what is enforced).
-const checks = { userNamespacesDisabled: true, seccomp: true }
+const checks = { disableUsernsFlag: true, userNamespacesDisabled: true, seccomp: true }
 
 describe('sandboxLine', () => {
   test('enforced: the profile of the preset', () => {
@@ -36,7 +36,7 @@ describe('sandboxLine', () => {
         available: true,
         backend: 'bubblewrap',
         bwrapPath: 'bwrap',
-        checks: { userNamespacesDisabled: false, seccomp: true },
+        checks: { disableUsernsFlag: false, userNamespacesDisabled: false, seccomp: true },
         missing: ['nested user namespaces are not disabled (--disable-userns needs bubblewrap 0.8 or later)'],
         diagnostic: 'd',
       }),

@@ -76,7 +76,7 @@ describe('the verdict on what the sandboxed shell reported', () => {
       available: true,
       backend: 'bubblewrap',
       bwrapPath: 'bwrap',
-      checks: { userNamespacesDisabled: true, seccomp: true },
+      checks: { disableUsernsFlag: true, userNamespacesDisabled: true, seccomp: true },
     })
   })
   test('capabilities left and a remount that works: partial, each named', () => {
@@ -108,7 +108,7 @@ describe('the verdict on what the sandboxed shell reported', () => {
     )
     expect(p).toMatchObject({
       status: 'partial',
-      checks: { userNamespacesDisabled: false, seccomp: false },
+      checks: { disableUsernsFlag: false, userNamespacesDisabled: false, seccomp: false },
       missing: [
         'could not check that remounting fails (no mount program in the sandbox)',
         'nested user namespaces are not disabled (--disable-userns needs bubblewrap 0.8 or later)',
@@ -129,7 +129,7 @@ describe.skipIf(realBwrap === undefined)('with real bubblewrap', () => {
     if (!ci && probe.status !== 'enforced') return
     expect(probe).toMatchObject({
       status: 'enforced',
-      checks: { userNamespacesDisabled: true, seccomp: true },
+      checks: { disableUsernsFlag: true, userNamespacesDisabled: true, seccomp: true },
     })
   })
 
@@ -142,7 +142,7 @@ describe.skipIf(realBwrap === undefined)('with real bubblewrap', () => {
     expect(p).toMatchObject({
       status: 'partial',
       available: true,
-      checks: { userNamespacesDisabled: false, seccomp: true },
+      checks: { disableUsernsFlag: false, userNamespacesDisabled: false, seccomp: true },
       missing: ['nested user namespaces are not disabled (--disable-userns needs bubblewrap 0.8 or later)'],
     })
     const ws = join(dir, 'ws-old')

@@ -94,6 +94,12 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     throw new TypeError('builtinTools: `root` must be the workspace directory')
   }
   const root = resolve(options.root)
+  const spill = options.maxSpillBytes
+  if (spill !== undefined && (!Number.isSafeInteger(spill) || spill < 2)) {
+    throw new TypeError(
+      `builtinTools: maxSpillBytes must be a whole number of bytes, at least 2 (got ${String(spill)})`,
+    )
+  }
   const problems = environmentProblems(options.environment)
   if (problems.length > 0) throw new TypeError(`builtinTools: environment.allow: ${problems.join('; ')}`)
   let dir = options.tempDir === undefined ? undefined : resolve(options.tempDir)

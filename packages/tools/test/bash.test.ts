@@ -104,6 +104,14 @@ describe('bash', () => {
     }
   })
 
+  it('a spill cap that is not a whole number of bytes is refused', () => {
+    for (const bad of [Number.NaN, 0, 1, 2.5, -4]) {
+      expect(() => harness({ maxSpillBytes: bad })).toThrow(
+        `builtinTools: maxSpillBytes must be a whole number of bytes, at least 2 (got ${String(bad)})`,
+      )
+    }
+  })
+
   it('a credential-looking name in the configured allowlist is refused with what to do', () => {
     expect(() => harness({ environment: { allow: ['NPM_TOKEN', 'AWS_*', 'OK_NAME'] } })).toThrow(
       'builtinTools: environment.allow: NPM_TOKEN looks like a credential or a way to a host service; bash never gets it (run the command that needs it yourself); AWS_* looks like a credential or a way to a host service; bash never gets it (run the command that needs it yourself)',

@@ -48,7 +48,7 @@ export async function confine(
     argv: bwrapArgs(
       argv,
       plan,
-      { disableUserns: probe.checks.userNamespacesDisabled, seccompFd: fd === undefined ? undefined : 3 },
+      { disableUserns: probe.checks.disableUsernsFlag, seccompFd: fd === undefined ? undefined : 3 },
       probe.bwrapPath,
     ),
     // Inside, /tmp is the sandbox's own (the host's TMPDIR may not even be visible).

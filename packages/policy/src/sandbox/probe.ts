@@ -115,7 +115,11 @@ export function judge(
   } else if (!seccomp) {
     missing.push('the unix-socket seccomp filter is not in force')
   }
-  const checks: ProbeChecks = { userNamespacesDisabled: disableUserns && userns !== '0', seccomp }
+  const checks: ProbeChecks = {
+    disableUsernsFlag: disableUserns,
+    userNamespacesDisabled: disableUserns && userns !== '0',
+    seccomp,
+  }
   if (missing.length === 0)
     return { status: 'enforced', available: true, backend: 'bubblewrap', bwrapPath, checks }
   return {

@@ -83,7 +83,9 @@ export interface Confinement {
 
 /** What the probe checked inside a real sandbox. */
 export interface ProbeChecks {
-  /** `--disable-userns` accepted: the command cannot make new user namespaces (bubblewrap ≥ 0.8). */
+  /** bubblewrap accepts `--disable-userns` (0.8 or later): commands get it. */
+  readonly disableUsernsFlag: boolean
+  /** With it, `unshare -U` failed inside: the command cannot make new user namespaces. */
   readonly userNamespacesDisabled: boolean
   /** The unix-socket seccomp filter is loaded (`Seccomp: 2` inside). */
   readonly seccomp: boolean
