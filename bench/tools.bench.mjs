@@ -1,144 +1,21 @@
-// Search tools (issue 13 §3): glob and the grep JS backend over a tree of 2,000 files through the
-// whole pipeline, each against a bare loop in the same run doing the same work the simplest way
-// (recursive readdir + JavaScript RegExp; + readFile per file for grep), round-robin so load drift
-// hits all alike. Then the catastrophic glob `*a*a*a*a*a*a*a*a*a*a*.md` over the tree (which holds
-// one 200-character name), in a child process stopped after 10 s.
-//
-// Bash tool spawn overhead (issue 4 §5): a `true` command through the whole pipeline (runtime.execute
-// -> bash tool -> confine -> spawn in its own process group -> capture) against a bare
-// child_process.spawn('bash', ['-c', 'true']) in the same run. Sandbox: none, then bubblewrap when
-// it is available (said either way). BENCH_TOOLS=search runs only the search part.
+// Bash tool cost per call (issue 4 §5, issue 11): `true` through the whole pipeline (runtime.execute
+// -> bash tool -> confine (profile plan, git staging) -> spawn -> capture -> git sync) next to a
+// plain child_process.spawn('bash', ['-c', 'true']) measured in the same run, round-robin (each
+// round runs every variant once, so load drift on a shared machine hits all of them alike).
+// The workspace is a git repository with 2,000 tracked files (a real index to stage and sync).
 
-import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRuntime } from '@toolgate/core'
 import { probeSandbox } from '@toolgate/policy'
 import { builtinTools } from '@toolgate/tools'
-import { roundRobin } from './lib.mjs'
+import { median } from './lib.mjs'
 
-const LONG_NAME = `${'a'.repeat(200)}.txt`
+const N = Number(process.env.BENCH_N ?? 20)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 
-function searchTree() {
-  const root = mkdtempSync(join(tmpdir(), 'toolgate-bench-tree-'))
-  const line = (i) => `export function handler${i}(value) { return transform(value, ${i}) } // text\n`
-  for (let d = 0; d < 40; d++) {
-    mkdirSync(join(root, `pkg${d}`, 'src'), { recursive: true })
-    for (let f = 0; f < 50; f++) {
-      const ext = f % 2 === 0 ? 'ts' : 'md'
-      const body = Array.from({ length: 40 }, (_, i) => line(i)).join('')
-      writeFileSync(
-        join(root, `pkg${d}`, f < 25 ? 'src' : '', `file${f}.${ext}`),
-        d === 7 && f === 3 ? `${body}needle\n` : body,
-      )
-    }
-  }
-  writeFileSync(join(root, LONG_NAME), '')
-  return root
-}
-
-async function bareWalk(dir, rel, out) {
-  const entries = await readdir(dir, { withFileTypes: true })
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  for (const e of entries) {
-    const r = rel === '' ? e.name : `${rel}/${e.name}`
-    if (e.isDirectory()) await bareWalk(join(dir, e.name), r, out)
-    else if (e.isFile()) out.push([join(dir, e.name), r])
-  }
-  return out
-}
-
-async function searchBench() {
-  const root = searchTree()
-  const runtime = createRuntime()
-  runtime.use(builtinTools({ root, sandbox: false, grepBackend: 'js' }))
-  let seq = 0
-  const call = async (name, args) => {
-    const r = await runtime.execute({ callId: `s${++seq}`, name, arguments: args })
-    if (r.isError) throw new Error(JSON.stringify(r.error))
-    return r
-  }
-  const globRe = /^(?:[^/]*\/)*[^/]*\.ts$/
-  const GREP = 'needle|transform\\(value, 99\\)'
-  const grepRe = new RegExp(GREP, 'u')
-  const variants = {
-    globTool: async (n) => {
-      for (let i = 0; i < n; i++) await call('glob', { pattern: '**/*.ts' })
-    },
-    globBare: async (n) => {
-      for (let i = 0; i < n; i++) (await bareWalk(root, '', [])).filter(([, rel]) => globRe.test(rel))
-    },
-    grepTool: async (n) => {
-      for (let i = 0; i < n; i++) await call('grep', { pattern: GREP })
-    },
-    grepBare: async (n) => {
-      for (let i = 0; i < n; i++) {
-        const hits = []
-        for (const [abs, rel] of await bareWalk(root, '', [])) {
-          const bytes = await readFile(abs)
-          if (bytes.includes(0)) continue
-          if (
-            bytes
-              .toString('utf8')
-              .split('\n')
-              .some((l) => grepRe.test(l))
-          )
-            hits.push(rel)
-        }
-      }
-    },
-  }
-  const ns = await roundRobin(variants, { iterations: 1, rounds: 9 })
-  const ms = (k) => ns[k] / 1e6
-  const files = 2001
-  console.log(
-    `glob tool **/*.ts over ${files} files: ${ms('globTool').toFixed(1)} ms/call median of 9 (${(ms('globTool') / ms('globBare')).toFixed(2)}x bare readdir walk + RegExp, ${ms('globBare').toFixed(1)} ms)`,
-  )
-  console.log(
-    `grep tool, JS backend, ${GREP} over ${files} files: ${ms('grepTool').toFixed(1)} ms/call median of 9 (${(ms('grepTool') / ms('grepBare')).toFixed(2)}x bare walk + readFile + RegExp per line, ${ms('grepBare').toFixed(1)} ms)`,
-  )
-  // The catastrophic pattern, in a child process (a backtracking matcher would hold the thread).
-  const script = `
-    const { createRuntime } = await import('@toolgate/core')
-    const { builtinTools } = await import('@toolgate/tools')
-    const runtime = createRuntime()
-    runtime.use(builtinTools({ root: ${JSON.stringify(root)}, sandbox: false }))
-    const t = performance.now()
-    const r = await runtime.execute({ callId: 'c', name: 'glob', arguments: { pattern: '*a*a*a*a*a*a*a*a*a*a*.md' } })
-    console.log((performance.now() - t).toFixed(1), r.isError ? 'error' : 'ok')`
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: import.meta.dirname ?? new URL('.', import.meta.url).pathname,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  let out = ''
-  child.stdout.on('data', (d) => {
-    out += d
-  })
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-  await new Promise((resolve) => child.on('close', resolve))
-  clearTimeout(timer)
-  const [msText] = out.trim().split(' ')
-  console.log(
-    msText
-      ? `glob tool *a*a*a*a*a*a*a*a*a*a*.md over ${files} files (one ${LONG_NAME.length}-character name): ${msText} ms for one call`
-      : `glob tool *a*a*a*a*a*a*a*a*a*a*.md over ${files} files (one ${LONG_NAME.length}-character name): did not finish in 10 s (stopped)`,
-  )
-}
-
-await searchBench()
-if (process.env.BENCH_TOOLS === 'search') process.exit(0)
-
-const N = Number(process.env.BENCH_N ?? 40)
-const ROUNDS = 5
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]
-}
-
-function bare() {
+function plain() {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'] })
     child.on('error', reject)
@@ -146,21 +23,20 @@ function bare() {
   })
 }
 
-async function perCall(fn) {
-  // Median over rounds of the mean per-call time of N sequential calls, in ms.
-  const rounds = []
-  for (let r = 0; r < ROUNDS; r++) {
-    const start = performance.now()
-    for (let i = 0; i < N; i++) await fn(i)
-    rounds.push((performance.now() - start) / N)
-  }
-  return median(rounds)
-}
+// A workspace outside /tmp (the sandbox gives /tmp its own), with a repository.
+const base = mkdtempSync(join('/var/tmp', 'toolgate-bench-'))
+process.on('exit', () => rmSync(base, { recursive: true, force: true }))
+const root = join(base, 'ws')
+mkdirSync(join(root, 'src'), { recursive: true })
+for (let i = 0; i < 2000; i++) writeFileSync(join(root, 'src', `f${i}.txt`), `${i}\n`)
+const git = (...args) => execFileSync('git', ['-C', root, ...args], { stdio: 'ignore' })
+git('init', '-q')
+git('add', '.')
+git('-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qm', 'files')
 
 function toolRunner(sandbox) {
-  const root = mkdtempSync(join(tmpdir(), 'toolgate-bench-'))
   const runtime = createRuntime()
-  runtime.use(builtinTools({ root, sandbox }))
+  runtime.use(builtinTools({ root, sandbox, tempDir: join(base, `session-${String(sandbox)}`) }))
   let seq = 0
   return async () => {
     const result = await runtime.execute({
@@ -172,23 +48,36 @@ function toolRunner(sandbox) {
   }
 }
 
-await bare() // warm up
-const baseline = await perCall(bare)
-console.log(
-  `bare child_process.spawn('bash', ['-c', 'true']): ${baseline.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (baseline)`,
-)
-
-const none = await perCall(toolRunner(false))
-console.log(
-  `bash tool, sandbox none: ${none.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (${(none / baseline).toFixed(2)}x bare spawn, +${(none - baseline).toFixed(2)} ms)`,
-)
-
 const probe = await probeSandbox()
-if (probe.available) {
-  const bw = await perCall(toolRunner('workspace-write'))
+const variants = { plain, none: toolRunner(false) }
+if (probe.status !== 'unavailable') {
+  for (const preset of ['read-only', 'workspace-write', 'danger-full-access'])
+    variants[preset] = toolRunner(preset)
+}
+for (const fn of Object.values(variants)) for (let i = 0; i < 3; i++) await fn() // warm up
+
+const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [name, fn] of Object.entries(variants)) {
+    const start = performance.now()
+    for (let i = 0; i < N; i++) await fn()
+    samples[name].push((performance.now() - start) / N)
+  }
+}
+const ms = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+const line = (label, value) =>
   console.log(
-    `bash tool, sandbox bubblewrap (workspace-write): ${bw.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (${(bw / baseline).toFixed(2)}x bare spawn, +${(bw - baseline).toFixed(2)} ms)`,
+    `${label}: ${value.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (${(value / ms.plain).toFixed(2)}x plain spawn, +${(value - ms.plain).toFixed(2)} ms)`,
   )
+console.log(
+  `plain child_process.spawn('bash', ['-c', 'true']): ${ms.plain.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (baseline)`,
+)
+line('bash tool, no sandbox (own pid namespace via unshare when the host allows it)', ms.none)
+if (probe.status === 'unavailable') {
+  console.log(`bash tool under bubblewrap: not measured (${probe.diagnostic})`)
 } else {
-  console.log(`bash tool, sandbox bubblewrap: not measured (bubblewrap unavailable: ${probe.diagnostic})`)
+  const status = probe.status === 'enforced' ? 'enforced' : `PARTLY enforced: ${probe.missing.join('; ')}`
+  for (const preset of ['read-only', 'workspace-write', 'danger-full-access']) {
+    line(`bash tool, bubblewrap ${preset} profile (${status}; git workspace, 2,000-file index)`, ms[preset])
+  }
 }

@@ -16,7 +16,7 @@ import {
   type ToolResult,
   type ToolResultView,
 } from '@toolgate/core'
-import { initShellParser, permissions, probeSandbox } from '@toolgate/policy'
+import { initShellParser, permissions, probeSandbox, type SandboxProbe } from '@toolgate/policy'
 import { builtinTools } from '@toolgate/tools'
 import { type McpSession, startMcp } from './commands/mcp-session.js'
 
@@ -45,6 +45,8 @@ export interface SessionSetup {
    * step 10 prompt appears on every machine.
    */
   readonly trustSandbox?: boolean
+  /** The bubblewrap binary (default `bwrap` on PATH). */
+  readonly bwrapPath?: string
   /** Extra plugins installed after the tools (e.g. the demo's concurrency probe). */
   readonly plugins?: readonly Plugin[]
   /** Start the configured MCP servers (`.mcp.json`, settings); never with `isolated`. */
@@ -61,18 +63,52 @@ export interface Session {
   readonly policy: PolicyHandle
   /** Whether run_code is registered. */
   readonly codeMode: boolean
-  /** Notes for the user, one line each (none today; kept for degraded setups). */
+  /** Which sandbox bash runs in, one line for the banner (`sandboxLine`). */
+  readonly sandbox: string
+  /** Notes for the user, one line each: what is degraded here and how to fix it. */
   readonly gaps: readonly string[]
   /** The MCP servers of this session, when any are configured. */
   readonly mcp?: McpSession
 }
 
+/**
+ * What the profile of each preset does, in one line (README of @toolgate/policy, "Sandbox", has
+ * the table with the reason for each mount).
+ */
+const PROFILE_SUMMARY = {
+  'read-only': 'workspace read-only; credential stores, .env files and host sockets hidden; no network',
+  'workspace-write':
+    "workspace writable except .git, hooks and toolgate's settings; credential stores, .env files and host sockets hidden; no network",
+  'danger-full-access':
+    "everything writable except .git, hooks, toolgate's settings and the home directory's top level; credential stores, .env files and host sockets hidden; network on",
+} as const satisfies Record<Preset, string>
+
+/** The banner line: exactly which sandbox is in force for bash, or why none is. */
+export function sandboxLine(preset: Preset, probe: SandboxProbe): string {
+  switch (probe.status) {
+    case 'enforced':
+      return `bubblewrap, ${preset} profile: ${PROFILE_SUMMARY[preset]}`
+    case 'partial':
+      return `bubblewrap, partly enforced (treated as no sandbox: commands that are not read-only ask): ${probe.missing.join('; ')}`
+    case 'unavailable':
+      return 'none: bash runs unconfined, so commands that are not read-only ask (the "toolgate: note" line says why and how to fix it)'
+  }
+}
+
 export async function createSession(setup: SessionSetup): Promise<Session> {
   const approval = createApprovalService({ policy: setup.approvalPolicy })
   const runtime = createRuntime({ approval, session: setup.sink })
-  runtime.use(builtinTools({ root: setup.root }))
+  // bash runs under the profile of the session's preset (issue 11 §5).
+  runtime.use(
+    builtinTools({
+      root: setup.root,
+      sandbox: setup.preset,
+      ...(setup.bwrapPath === undefined ? {} : { bwrapPath: setup.bwrapPath }),
+    }),
+  )
   if (setup.codeMode) runtime.use(codeModePlugin({ mode: 'both' }))
-  const policy = await installPolicy(runtime, setup)
+  const probe = await probeSandbox(setup.bwrapPath)
+  const policy = await installPolicy(runtime, setup, probe)
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
   const mcp =
     setup.mcp && !setup.isolated
@@ -83,14 +119,26 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
           ...(setup.nativeToolSearch ? { nativeToolSearch: true } : {}),
         })
       : undefined
-  return { runtime, approval, policy, codeMode: setup.codeMode === true, gaps: [], ...(mcp ? { mcp } : {}) }
+  return {
+    runtime,
+    approval,
+    policy,
+    codeMode: setup.codeMode === true,
+    sandbox: sandboxLine(setup.preset, probe),
+    gaps: probe.status === 'enforced' ? [] : [probe.diagnostic],
+    ...(mcp ? { mcp } : {}),
+  }
 }
 
-async function installPolicy(runtime: Runtime, setup: SessionSetup): Promise<PolicyHandle> {
+async function installPolicy(
+  runtime: Runtime,
+  setup: SessionSetup,
+  probe: SandboxProbe,
+): Promise<PolicyHandle> {
   await initShellParser()
-  // Only a sandbox that was seen to work counts (fail closed): the bash tool confines with it.
+  // Only a sandbox that was seen to hold counts (fail closed): partly enforced is no sandbox.
   const sandboxed =
-    setup.trustSandbox !== false && setup.preset === 'workspace-write' && (await probeSandbox()).available
+    setup.trustSandbox !== false && setup.preset === 'workspace-write' && probe.status === 'enforced'
   const plugin = permissions({
     root: setup.root,
     preset: setup.preset,

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { sandboxLine } from '../src/wiring.js'
 
 const REPO = resolve(import.meta.dirname, '../../..')
 const BIN = join(REPO, 'packages/cli/dist/bin.js')
@@ -74,6 +75,16 @@ describe('toolgate binary, not a TTY', () => {
     expect(r.code).toBe(0)
     const out = r.stdout
     expect(out).not.toContain('\x1b')
+    const { probeSandbox } = await import('@toolgate/policy')
+    const probe = await probeSandbox()
+    if (probe.status === 'enforced') {
+      expect(out).toContain(
+        "sandbox   bubblewrap, workspace-write profile: workspace writable except .git, hooks and toolgate's settings; credential stores, .env files and host sockets hidden; no network\n",
+      )
+    } else {
+      expect(out).toContain(`sandbox   ${sandboxLine('workspace-write', probe)}\n`)
+      expect(r.stderr).toContain(`toolgate: note: ${probe.diagnostic}`)
+    }
     for (const line of [
       '▸ read Read package.json',
       '✓ read package.json · lines 1-9 of 9',
@@ -259,8 +270,8 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
   test('with a working sandbox, run lets a command that only writes inside the workspace run unasked', async () => {
     const { probeSandbox } = await import('@toolgate/policy')
     const sandbox = await probeSandbox()
-    if (!sandbox.available && process.env.CI === 'true')
-      throw new Error(`CI needs bubblewrap: ${sandbox.diagnostic}`)
+    if (sandbox.status !== 'enforced' && process.env.CI === 'true')
+      throw new Error(`CI needs a fully enforced bubblewrap sandbox: ${sandbox.diagnostic}`)
     const root = mkdtempSync(join(tmpdir(), 'toolgate-run-sandboxed-'))
     requests.length = 0
     script = [
@@ -269,8 +280,10 @@ describe('toolgate run against a local OpenAI-compatible server (127.0.0.1)', ()
     ]
     const r = await run([...localRun(baseUrl, root), 'make a file'])
     expect(r.code).toBe(0)
-    // Confined by bubblewrap: no prompt needed. Without a working sandbox the engine asks (fail closed).
-    expect(existsSync(join(root, 'made.txt'))).toBe(sandbox.available)
+    // Confined by bubblewrap: no prompt needed. Without a sandbox that holds, the engine asks (fail closed).
+    expect(existsSync(join(root, 'made.txt'))).toBe(sandbox.status === 'enforced')
+    // The banner says which sandbox is in force.
+    expect(r.stdout).toContain(`sandbox   ${sandboxLine('workspace-write', sandbox)}\n`)
     // run_code is offered, so the system prompt carries the SDK declaration of the callable tools.
     const system = requests[0]!.messages.find((m) => m.role === 'system')?.content
     expect(String(system)).toContain('declare const tools')

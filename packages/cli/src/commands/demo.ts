@@ -85,8 +85,8 @@ export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
             outcome: 'rejected',
             line: 'auto-rejected (demo policy: only the scripted lint command is approved)',
           },
-    banner: (style) =>
-      `${style.bold('toolgate demo')} ${style.dim('— scripted model, no network')}\n${style.dim('workspace')} ${ws.root}\n${style.dim('task')}      ${DEMO_TASK}\n\n`,
+    banner: (style, session) =>
+      `${style.bold('toolgate demo')} ${style.dim('— scripted model, no network')}\n${style.dim('workspace')} ${ws.root}\n${style.dim('sandbox')}   ${session.sandbox}\n${style.dim('task')}      ${DEMO_TASK}\n\n`,
     summaryExtra: (_stats, peak) => [
       ['parallel', `at most ${peak} tool ${peak === 1 ? 'body' : 'bodies'} ran at once`],
       ['workspace', ws.root],

@@ -54,8 +54,8 @@ export interface DriveOptions {
   /** Used instead of the terminal prompt: always (--yes), or when stdin/stdout is not a TTY. */
   readonly auto: AutoDecision
   readonly forceAuto: boolean
-  /** Printed before the run (card mode only). */
-  readonly banner?: (style: Style) => string
+  /** Printed before the run (card mode only); `sandbox` is the session's sandbox line. */
+  readonly banner?: (style: Style, session: { readonly sandbox: string }) => string
   /** Extra summary rows. */
   readonly summaryExtra?: (stats: RunStats, peak: number) => [string, string][]
 }
@@ -157,7 +157,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   }
   session.approval.answer(answerer)
 
-  if (!o.json && o.banner) screen.print(o.banner(style))
+  if (!o.json && o.banner) screen.print(o.banner(style, session))
   // MCP servers: every state at start, then a line whenever one changes between turns (a server
   // that dies mid-session is reported, and logged as mcp/server by the manager).
   const mcp = session.mcp

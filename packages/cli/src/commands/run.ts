@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent'
 import type { JsonValue } from '@toolgate/core'
+import { registerSecretEnv } from '@toolgate/policy'
 import {
   createModelClient,
   type ModelClient,
@@ -126,6 +127,9 @@ export const SYSTEM_PROMPT = (root: string) =>
     'you did and what is left.',
   ].join(' ')
 
+/** The environment variables that hold provider keys (read by `resolveEndpoint`). */
+const API_KEY_VARIABLES = ['TOOLGATE_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY'] as const
+
 export type EndpointResolution =
   | { ok: true; provider: Provider; baseUrl?: string; model: string; apiKey?: string }
   | { ok: false; message: string }
@@ -181,6 +185,8 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
     io.stderr.write('toolgate run: the task is empty; say what the agent should do.\n')
     return EXIT.usage
   }
+  // The keys this process reads never reach bash, under any name (issue 11 §3).
+  for (const name of API_KEY_VARIABLES) registerSecretEnv(name, io.env)
   const endpoint = resolveEndpoint(o, io.env)
   if (!endpoint.ok) {
     io.stderr.write(`toolgate run: ${endpoint.message}\n`)
@@ -246,8 +252,8 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
             outcome: 'unavailable',
             line: 'denied: it needs approval and there is no terminal to ask (pass --yes to approve asks)',
           },
-    banner: (style) =>
-      `${style.bold('toolgate run')} ${style.dim(`— ${endpoint.provider} ${endpoint.model}${endpoint.baseUrl ? ` @ ${endpoint.baseUrl}` : ''}`)}\n${style.dim('workspace')} ${root}\n\n`,
+    banner: (style, session) =>
+      `${style.bold('toolgate run')} ${style.dim(`— ${endpoint.provider} ${endpoint.model}${endpoint.baseUrl ? ` @ ${endpoint.baseUrl}` : ''}`)}\n${style.dim('workspace')} ${root}\n${style.dim('sandbox')}   ${session.sandbox}\n\n`,
   })
   return code
 }

@@ -5,7 +5,7 @@ import { analyzeBash, type BashAnalysis, plainWords, WRAPPERS } from './bash.js'
 import { type ToolSpec, toolSpec } from './categories.js'
 import { LOOP_THRESHOLD, messages, ruleText } from './messages.js'
 import { insideRoot, type ResolvedPath, realPath, resolvePath } from './paths.js'
-import { checkProtected, PROTECTED_PATHS, type ProtectedHit, type ProtectedPath } from './protected.js'
+import { checkProtected, type ProtectedHit, type ProtectedPath, protectedPathsFor } from './protected.js'
 import { parseRule } from './rule-syntax.js'
 import { loadRuleList, loadSettingsFile, PermissionSettingsError } from './settings.js'
 import type {
@@ -61,7 +61,7 @@ export interface PermissionOptions {
   readonly sandboxed?: boolean
   /** Replaces DEFAULT_RULES. */
   readonly defaults?: readonly Rule[]
-  /** Replaces the protected-path table (extend it by spreading PROTECTED_PATHS). */
+  /** Replaces the protected-path table (default `protectedPathsFor(root)`; extend it by spreading PROTECTED_PATHS). */
   readonly protectedPaths?: readonly ProtectedPath[]
   /** Categories of further tools (MCP, plugins); unknown tools ask unless a rule names them. */
   readonly tools?: Readonly<Record<string, ToolSpec>>
@@ -138,7 +138,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
   const root = realPath(rootLexical) ?? rootLexical
   const home = resolve(options.home ?? homedir())
   const homes = [...new Set([home, realPath(home) ?? home])]
-  const table = options.protectedPaths ?? PROTECTED_PATHS
+  const table = options.protectedPaths ?? protectedPathsFor(root, { home })
   const sandboxed = options.sandboxed === true
   const projectSettingsPath =
     options.projectSettingsPath === null
