@@ -10,7 +10,6 @@ export const UNSAFE: readonly string[] = [
   'ls; rm x',
   'ls || rm x',
   'ls & rm x',
-  'ls &',
   'ls\nrm x',
   'ls | sh',
   'echo x | sh',
@@ -212,7 +211,6 @@ export const UNSAFE: readonly string[] = [
   'git grep --open-files-in-pager=vim foo',
   'git config user.name x',
   'git config --unset user.name',
-  'git config core.pager',
   'git difftool',
   'git bisect run make',
   'git submodule update',
@@ -292,15 +290,11 @@ export const UNSAFE: readonly string[] = [
   'fd -x rm',
   'yes',
   'xxd -r a b',
-  // control flow (not analysed: fail closed)
+  // control flow: read-only only when every part is
   'if true; then rm x; fi',
-  'if true; then ls; fi',
   'for f in *; do rm $f; done',
-  'while true; do ls; done',
   'case x in x) rm y;; esac',
   'for ((i=0;i<3;i++)); do ls; done',
-  'until false; do ls; done',
-  'select x in a; do ls; done',
   // parse errors, odd input
   'ls (',
   'ls "unterminated',
