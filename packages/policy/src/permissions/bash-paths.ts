@@ -114,14 +114,25 @@ function spellings(text: string, use: PathUse['use']): string[] {
 }
 
 /** The absolute forms of a path written in a command that runs in `cwd` (one per candidate). */
-function placesOf(text: string, cwd: Cwd, ctx: BashPathContext): { lexical: string[]; unknown: boolean } {
+function placesOf(
+  text: string,
+  cwd: Cwd,
+  ctx: BashPathContext,
+): { places: { lexical: string; dir: string }[]; unknown: boolean } {
   const expanded = expandHome(text, ctx.home)
-  if (expanded.startsWith('/')) return { lexical: [resolve(expanded)], unknown: false }
+  if (expanded.startsWith('/')) return { places: [{ lexical: resolve(expanded), dir: '.' }], unknown: false }
   const user = TILDE_USER.exec(text)
   if (user !== null && userHome(user[1]!) === undefined)
-    return { lexical: [resolve(ctx.root, text)], unknown: true }
-  const lexical = cwd.dirs.map((d) => resolve(ctx.root, expandHome(d, ctx.home), expanded))
-  return { lexical: [...new Set(lexical)], unknown: cwd.unknown }
+    return { places: [{ lexical: resolve(ctx.root, text), dir: '.' }], unknown: true }
+  const seen = new Set<string>()
+  const places: { lexical: string; dir: string }[] = []
+  for (const dir of cwd.dirs) {
+    const lexical = resolve(ctx.root, expandHome(dir, ctx.home), expanded)
+    if (seen.has(lexical)) continue
+    seen.add(lexical)
+    places.push({ lexical, dir })
+  }
+  return { places, unknown: cwd.unknown }
 }
 
 function accessesOf(u: PathUse): ('read' | 'write')[] {
@@ -144,18 +155,22 @@ function* checkText(
   budget: { left: number },
 ): Generator<BashProtectedHit> {
   for (const spelling of spellings(text, u.use)) {
-    const places = placesOf(spelling, u.cwd, ctx)
-    if (places.unknown && u.use !== 'mention')
-      yield unknown(u, `${spelling} from a directory only known at run time`)
-    for (const lexical of places.lexical) {
+    const { places, unknown: lost } = placesOf(spelling, u.cwd, ctx)
+    if (lost && u.use !== 'mention') yield unknown(u, `${spelling} from a directory only known at run time`)
+    for (const { lexical, dir } of places) {
       const rp: ResolvedPath = { lexical, real: realPath(lexical) }
+      // A relative path after a `cd` is named with the directory it is in.
+      const named =
+        dir === '.' || spelling.startsWith('/') || spelling.startsWith('~')
+          ? spelling
+          : `${spelling} (in ${dir})`
       for (const access of accessesOf(u)) {
         const hit = checkProtected(ctx.table, rp, access, homesFor(spelling, ctx))
         if (hit !== undefined && hit.entry.action !== 'exempt') {
           const subject =
             rp.real !== undefined && rp.real !== rp.lexical && hit.path === rp.real
-              ? `${spelling} (a symbolic link to ${rp.real})`
-              : spelling
+              ? `${named} (a symbolic link to ${rp.real})`
+              : named
           yield found(hit.entry, subject)
         }
       }
@@ -249,7 +264,7 @@ function* checkGlob(
       for (const access of accesses) {
         const hit = checkProtected(ctx.table, rp, access, homes)
         if (hit !== undefined && hit.entry.action !== 'exempt')
-          yield found(hit.entry, `${text} (it matches ${hit.path})`)
+          yield found(hit.entry, `${text} (it matches ${display(hit.path, ctx)})`)
       }
       if (u.recursive !== undefined) yield* checkRecursive(m, rp, u, ctx, budget)
     }
@@ -341,7 +356,9 @@ function* checkAncestor(text: string, lexical: string, ctx: BashPathContext): Ge
   }
 }
 
+/** A found path as the model may see it: inside the workspace relative to it, else from `~`. */
 function display(path: string, ctx: BashPathContext): string {
+  if (path.startsWith(`${ctx.root}/`)) return path.slice(ctx.root.length + 1)
   for (const h of ctx.homes) if (path.startsWith(`${h}/`)) return `~/${path.slice(h.length + 1)}`
   return path
 }

@@ -130,12 +130,13 @@ function collect(
       text,
       ...(recursive !== undefined ? { recursive } : {}),
     })
-  for (const w of f.words.slice(1)) place(w, 'mention')
-  for (const w of f.assignments) place(w, 'mention')
-  for (const r of j.reads) place(r.word, 'read', r.recursive)
-  for (const w of f.redirectReads) place(w, 'read')
+  // Writes and reads first: they name the use in messages; then every word as a mention.
   for (const w of j.writes) place(w, 'write')
   for (const w of f.redirectWrites) place(w, 'write')
+  for (const r of j.reads) place(r.word, 'read', r.recursive)
+  for (const w of f.redirectReads) place(w, 'read')
+  for (const w of f.words.slice(1)) place(w, 'mention')
+  for (const w of f.assignments) place(w, 'mention')
 }
 
 const ALWAYS_DESTRUCTIVE = new Set([

@@ -88,7 +88,12 @@ export function realPath(absolute: string): string | undefined {
       continue
     }
     if (++links > MAX_LINKS) return undefined
-    const target = readlinkSync(next)
+    let target: string
+    try {
+      target = readlinkSync(next)
+    } catch {
+      return undefined // unreadable link (`/proc/1/cwd`): unresolvable, fail closed
+    }
     pending = [...target.split(sep).filter((s) => s !== ''), ...pending]
     if (isAbsolute(target)) current = sep
   }

@@ -59,6 +59,11 @@ function analyze(command: string, cwd: Cwd, depth: number): Analysis {
   if (depth > MAX_CODE_DEPTH) return failed('shell code nested in shell code this deep is not analysed')
   const parser = readyParser()
   if (parser === undefined) return failed(parserUnavailableReason())
+  const joined = lineContinuationInWord(command)
+  if (joined !== undefined)
+    return failed(
+      `a line continuation joins '${joined}' into one word, which the parser reads as two (bash and the parser disagree)`,
+    )
   const tree = parser.parse(command)
   if (tree === null) return failed('the parser returned no tree')
   // Shell code inside this command is analysed with its own source (the walk is synchronous).
@@ -78,6 +83,37 @@ function analyze(command: string, cwd: Cwd, depth: number): Analysis {
   // Options that change globbing may come from anywhere in the text (`bash -O dotglob -c ...`).
   if (/shopt|GLOBIGNORE|BASHOPTS|dotglob|nocaseglob|globstar|extglob/.test(command)) st.globOptions = true
   return finish(st)
+}
+
+/**
+ * bash removes a backslash-newline outside single quotes, joining what is around it (`ls\⏎blk` is
+ * `lsblk`); tree-sitter-bash reads it as a blank between two words. Refused when it joins two
+ * non-blank characters (found by the differential fuzzer). Returns the joined text, if any.
+ */
+function lineContinuationInWord(command: string): string | undefined {
+  if (!command.includes('\\\n')) return undefined
+  let single = false
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!
+    if (single) {
+      if (c === "'") single = false
+      continue
+    }
+    if (c === "'") single = true
+    else if (c === '\\') {
+      if (command[i + 1] === '\n') {
+        const before = command[i - 1]
+        const after = command[i + 2]
+        if (before !== undefined && after !== undefined && !/\s/.test(before) && !/\s/.test(after)) {
+          const left = /\S+$/.exec(command.slice(0, i))?.[0] ?? ''
+          const right = /^\S+/.exec(command.slice(i + 2))?.[0] ?? ''
+          return `${left.slice(-20)}${right.slice(0, 20)}`
+        }
+      }
+      i++
+    }
+  }
+  return undefined
 }
 
 function finish(st: WalkState): Analysis {

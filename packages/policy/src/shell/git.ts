@@ -343,7 +343,7 @@ export function shellFromWords(words: readonly Word[], via: string): InnerComman
 }
 
 // git branch / git tag grammars (git 2.39 `git branch -h`, `git tag -h`); tags mark modes that
-// change refs. `--abbrev[=<n>]`, `--color[=<when>]`, `--column[=<style>]`, `-t[=<mode>]` and tag's
+// change refs, and the filters that imply --list (`git branch --contains HEAD x` lists). `--abbrev[=<n>]`, `--color[=<when>]`, `--column[=<style>]`, `-t[=<mode>]` and tag's
 // `-n[<n>]` take only attached values.
 const BRANCH: Grammar = grammar({
   short: 'vqarlif',
@@ -369,8 +369,8 @@ const BRANCH: Grammar = grammar({
     color: optArg,
     'no-color': flag,
     remotes: flag,
-    contains: arg,
-    'no-contains': arg,
+    contains: tagged(arg, 'list'),
+    'no-contains': tagged(arg, 'list'),
     abbrev: optArg,
     'no-abbrev': flag,
     all: flag,
@@ -382,12 +382,12 @@ const BRANCH: Grammar = grammar({
     'create-reflog': tagged(flag, 'changes'),
     'edit-description': tagged(flag, 'changes'),
     force: tagged(flag, 'changes'),
-    merged: arg,
-    'no-merged': arg,
+    merged: tagged(arg, 'list'),
+    'no-merged': tagged(arg, 'list'),
     column: optArg,
     'no-column': flag,
     sort: arg,
-    'points-at': arg,
+    'points-at': tagged(arg, 'list'),
     'ignore-case': flag,
     'omit-empty': flag,
     'recurse-submodules': tagged(flag, 'changes'),
@@ -426,12 +426,12 @@ const TAG: Grammar = grammar({
     'create-reflog': tagged(flag, 'changes'),
     column: optArg,
     'no-column': flag,
-    contains: arg,
-    'no-contains': arg,
-    merged: arg,
-    'no-merged': arg,
+    contains: tagged(arg, 'list'),
+    'no-contains': tagged(arg, 'list'),
+    merged: tagged(arg, 'list'),
+    'no-merged': tagged(arg, 'list'),
     sort: arg,
-    'points-at': arg,
+    'points-at': tagged(arg, 'list'),
     format: arg,
     color: optArg,
     'ignore-case': flag,

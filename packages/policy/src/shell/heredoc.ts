@@ -51,7 +51,10 @@ export function readHeredoc(h: HeredocSpan): HeredocReading {
     return fail(`line holds ${plain}, where bash and the parser may disagree on where the body starts`)
   const bodyStart = lineEnd + 1
   if (h.end === undefined) return fail('without an end line is not analysed')
-  if ((h.bodyStart ?? h.end.start) !== bodyStart) return fail('body does not start where bash starts it')
+  // tree-sitter-bash starts a `<<-` body after the first line's leading tabs.
+  const tabs = h.operator === '<<-' ? (/^\t*/.exec(h.source.slice(bodyStart))?.[0].length ?? 0) : 0
+  if ((h.bodyStart ?? h.end.start) !== bodyStart + tabs)
+    return fail('body does not start where bash starts it')
   // Where bash ends the body: the first line equal to the delimiter.
   let pos = bodyStart
   let endLine: number | undefined
@@ -68,8 +71,8 @@ export function readHeredoc(h: HeredocSpan): HeredocReading {
     pos = nl + 1
   }
   if (endLine === undefined) return fail(`body has no line ${delimiter} ending it`)
-  const tabs = h.operator === '<<-' ? (/^\t*/.exec(h.source.slice(endLine))?.[0].length ?? 0) : 0
-  if (h.end.start !== endLine + tabs || h.end.text !== delimiter)
+  const endTabs = h.operator === '<<-' ? (/^\t*/.exec(h.source.slice(endLine))?.[0].length ?? 0) : 0
+  if (h.end.start !== endLine + endTabs || h.end.text !== delimiter)
     return fail('ends where bash does not end it')
   let body = h.source.slice(bodyStart, endLine)
   if (h.operator === '<<-') body = body.replace(/^\t+/gm, '')

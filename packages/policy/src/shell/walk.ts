@@ -168,9 +168,27 @@ function walkPipeline(node: Node, st: WalkState, ctx: Ctx): void {
       else if (!SEPARATORS.has(kind.type)) structural(st, `shell token '${kind.type}' is not analysed`, true)
       continue
     }
+    // bash's pipeline elements are commands (simple or compound); tree-sitter-bash sometimes reads
+    // `a | b | c && d` as `a | (b | c && d)`, which would hide a `cd` in a subshell.
+    if (misreadElement(child)) {
+      structural(
+        st,
+        'the parser reads this pipeline differently from bash (an element holds a list or a redirected pipeline)',
+        true,
+      )
+      continue
+    }
     const stdin = afterPipe ? PIPE : ctx.stdin
     scoped(st, () => walkStatement(child, st, { stdin }))
   }
+}
+
+function misreadElement(node: Node): boolean {
+  const t = kindOf(node).type
+  if (t === 'list' || t === 'pipeline') return true
+  if (t !== 'redirected_statement') return false
+  const body = node.childForFieldName('body')
+  return body !== null && ['list', 'pipeline'].includes(kindOf(body).type)
 }
 
 /** `for NAME in WORDS; do ...; done`: NAME takes the values of WORDS in the body. */
@@ -243,8 +261,12 @@ function casePattern(part: Node, st: WalkState, sink: WordSink): void {
 }
 
 function walkRedirected(node: Node, st: WalkState, ctx: Ctx): void {
+  walkRedirectedWith(node, [], st, ctx)
+}
+
+function walkRedirectedWith(node: Node, extra: readonly Node[], st: WalkState, ctx: Ctx): void {
   const body = node.childForFieldName('body')
-  const redirects = redirectsOf(node)
+  const redirects = [...redirectsOf(node), ...extra]
   if (body === null) {
     // `> file` alone truncates a file.
     const col = collectRedirects(redirects, st)
@@ -258,6 +280,24 @@ function walkRedirected(node: Node, st: WalkState, ctx: Ctx): void {
     walkCommand(body, redirects, st, ctx)
     return
   }
+  // bash applies a redirect after `a | b` or `a && b` to the last command; tree-sitter-bash hangs
+  // it on the whole pipeline or list. Give it back to the last command, as bash does.
+  if (['list', 'pipeline'].includes(kindOf(body).type)) {
+    walkTrailing(body, redirects, st, ctx)
+    return
+  }
+  judgeStructuralRedirects(redirects, st, ctx, (stdin) =>
+    walkStatement(body, st, { stdin: stdin ?? ctx.stdin }),
+  )
+}
+
+/** Redirects of a statement that is not a simple command (`while ...; done < f`, `(ls) > out`). */
+function judgeStructuralRedirects(
+  redirects: readonly Node[],
+  st: WalkState,
+  ctx: Ctx,
+  body?: (stdin: Stdin | undefined) => void,
+): void {
   const col = collectRedirects(redirects, st)
   if (col.extra.length > 0)
     structural(
@@ -265,7 +305,7 @@ function walkRedirected(node: Node, st: WalkState, ctx: Ctx): void {
       `words after a redirect of a compound statement are not analysed (${describeWord(col.extra[0]!)})`,
       true,
     )
-  walkStatement(body, st, { stdin: col.stdin ?? ctx.stdin })
+  body?.(col.stdin)
   const red = judgeRedirects(col.redirects)
   if (red.problem !== undefined) structural(st, red.problem, red.unsure)
   for (const w of red.writes) {
@@ -274,6 +314,43 @@ function walkRedirected(node: Node, st: WalkState, ctx: Ctx): void {
   }
   for (const w of red.reads) st.structuralReads.push({ word: w, cwd: st.cwd })
   for (const n of col.rest) walkStatement(n, st, ctx)
+}
+
+/** Walk a list or pipeline whose last command carries `redirects` (see walkRedirected). */
+function walkTrailing(node: Node, redirects: readonly Node[], st: WalkState, ctx: Ctx): void {
+  const children = childrenOf(node)
+  let last = -1
+  for (let i = 0; i < children.length; i++) if (kindOf(children[i]!).named) last = i
+  const isPipeline = kindOf(node).type === 'pipeline'
+  let afterPipe = false
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]!
+    const kind = kindOf(child)
+    if (!kind.named) {
+      if (kind.type === '|' || kind.type === '|&') afterPipe = true
+      else if (!SEPARATORS.has(kind.type) && kind.type !== '&')
+        structural(st, `shell token '${kind.type}' is not analysed`, true)
+      continue
+    }
+    const c: Ctx = isPipeline && afterPipe ? { stdin: PIPE } : ctx
+    if (isPipeline && misreadElement(child)) {
+      structural(
+        st,
+        'the parser reads this pipeline differently from bash (an element holds a list or a redirected pipeline)',
+        true,
+      )
+      continue
+    }
+    const walk = () => {
+      if (i !== last) walkStatement(child, st, c)
+      else if (kind.type === 'command') walkCommand(child, redirects, st, c)
+      else if (kind.type === 'list' || kind.type === 'pipeline') walkTrailing(child, redirects, st, c)
+      else if (kind.type === 'redirected_statement') walkRedirectedWith(child, redirects, st, c)
+      else judgeStructuralRedirects(redirects, st, c, () => walkStatement(child, st, c))
+    }
+    if (isPipeline) scoped(st, walk)
+    else walk()
+  }
 }
 
 function redirectsOf(node: Node): Node[] {
@@ -468,6 +545,10 @@ function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState,
   for (let i = 0; i < children.length; i++) {
     const c = children[i]!
     const kind = kindOf(c)
+    // bash ends a command at an unescaped newline; tree-sitter-bash sometimes reads the next line's
+    // words as more arguments (`sort -rn⏎sh < x` as `sort -rn sh`).
+    if (i > 0 && /(^|[^\\])\n/.test(sourceSlice(children[i - 1]!.endIndex - 1, c.startIndex)))
+      sink.problem('the parser reads two lines as one command (bash and the parser disagree)', true)
     tokens.push(textOf(c))
     switch (kind.type) {
       case 'variable_assignment': {

@@ -188,7 +188,9 @@ function resolveExpansion(node: Node, type: string, sink: WordSink, quoted: bool
 
 /**
  * Checks the operators of `${...}`; returns the variable name when it is a plain `${name}`.
- * Words inside operands are resolved (their substitutions are classified).
+ * An operand (`${x:-word}`) is accepted only as plain text: bash reads quotes and backquotes inside
+ * it differently from tree-sitter-bash (single quotes inside a double-quoted `${x-'$(id)'}` are not
+ * quotes, and a backquote there is a command substitution the tree does not show).
  */
 function checkExpansion(node: Node, sink: WordSink): string | undefined {
   let name: string | undefined
@@ -207,19 +209,11 @@ function checkExpansion(node: Node, sink: WordSink): string | undefined {
       sink.problem(`parameter expansion with operator '${t}' can assign or run code: ${textOf(node)}`, true)
       return undefined
     }
-    if (
-      t === 'word' ||
-      t === 'string' ||
-      t === 'raw_string' ||
-      t === 'concatenation' ||
-      t === 'simple_expansion' ||
-      t === 'command_substitution' ||
-      t === 'expansion'
-    ) {
-      resolveWord(child, sink)
-      continue
-    }
-    sink.problem(`parameter expansion with '${t}' is not analysed: ${textOf(node)}`, true)
+    if ((t === 'word' || t === 'number') && /^[A-Za-z0-9_.,:/@%+=~ -]*$/.test(textOf(child))) continue
+    sink.problem(
+      `parameter expansion with an operand that is not plain text is not analysed: ${textOf(node)}`,
+      true,
+    )
     return undefined
   }
   return plain ? name : undefined
