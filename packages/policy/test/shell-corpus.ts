@@ -386,6 +386,12 @@ export const UNSAFE: readonly string[] = [
   'dmesg -C',
   'ss -K dst 1.2.3.4',
   'ip addr add 10.0.0.1/24 dev lo',
+  // ip and ss open a netlink socket (the differential fuzzer counts it as network use)
+  'ip addr',
+  'ss -tln',
+  // hostname -f resolves the name through DNS (found by the differential fuzzer)
+  'hostname -f',
+  'uniq {notes.txt,PWN}',
   'ip a s',
   'tar -cf x.tar src',
   'tar -xf x.tar',
@@ -661,9 +667,6 @@ export const READ_ONLY: readonly string[] = [
   'free -h',
   'uptime',
   'lsblk',
-  'ip addr',
-  'ip -br a',
-  'ip route show',
   'df -h .',
   'whoami && hostname',
   'tar -tf fixture.tar',

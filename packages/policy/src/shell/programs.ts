@@ -214,15 +214,10 @@ function judgeByName(program: string, args: readonly Word[], ctx: JudgeContext):
     case 'read':
       return judgeRead(args)
     case 'hostname':
-      return args.every(
-        (w) =>
-          w.kind === 'static' &&
-          /^-[aAbdfFiIsy]+$|^--(all-fqdns|all-ip-addresses|short|long|fqdn|ip-address|domain|alias|nis|yp)$/.test(
-            w.value,
-          ),
-      )
+      // Options such as -f, -d, -i resolve names (DNS: network); operands set the host name.
+      return args.length === 0
         ? ok('hostname only prints the host name')
-        : no('hostname with operands can set the host name', { unsure: true })
+        : no('hostname with arguments resolves names or sets the host name', { unsure: true })
     default:
       break
   }

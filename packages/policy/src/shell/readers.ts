@@ -417,6 +417,10 @@ const UNIQ: GrammarJudge = {
   operands: 'read',
   // `uniq [INPUT [OUTPUT]]`: the second operand is a file it writes.
   check: (p) => {
+    // A glob or an unquoted expansion may be two operands, the second one the output file.
+    const split = p.operands.find((w) => w.kind === 'glob' || (w.kind === 'dynamic' && w.split))
+    if (split !== undefined)
+      return unsure(`uniq with ${describeWord(split)}, which may expand to an output file operand`)
     const out = p.operands[1]
     if (out !== undefined) return no(`uniq writes its output to ${describeWord(out)}`, { writes: [out] })
     return ok('uniq with at most one operand only reads', { reads: reading(p.operands) })
@@ -918,7 +922,8 @@ export const READERS: Readonly<Record<string, ReaderJudge>> = {
       'nslist',
     ]),
   ),
-  pidof: by(simple('none', 'o')),
+  // sysvinit pidof logs an unknown option to /dev/console (found by the fuzzer): known options only.
+  pidof: by({ grammar: grammar({ short: 'scnxzqwo:d:', long: {} }), operands: 'none' }),
   pstree: by(simple('none')),
   findmnt: by(
     simple('none', 'FoStTdNuOwRx', [
@@ -939,30 +944,6 @@ export const READERS: Readonly<Record<string, ReaderJudge>> = {
   lsof: by(simple('none', 'pugcdsStTFoKk', [])),
   cal: by(simple('none')),
   ncal: by(simple('none')),
-  ss: by({
-    grammar: grammar({
-      short: 'hVHnraloeimpTKsbEZzNf4603wxSuMdA',
-      shortSpecs: {
-        K: effect('none', { kind: 'writes', why: 'closes sockets of other processes' }),
-        D: writesValue,
-        F: readsValue,
-        N: arg,
-        A: arg,
-        f: arg,
-      },
-      long: {
-        kill: effect('none', { kind: 'writes', why: 'closes sockets of other processes' }),
-        diag: writesValue,
-        filter: readsValue,
-        net: arg,
-        query: arg,
-        socket: arg,
-        family: arg,
-      },
-      lenient: true,
-    }),
-    operands: 'none',
-  }),
   dmesg: by({
     grammar: grammar({
       short: 'CcDEn:',
