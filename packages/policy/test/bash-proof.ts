@@ -66,7 +66,8 @@ const FILES: Readonly<Record<string, string>> = {
   '.env': 'SECRET=1\n',
 }
 
-export function makeFixture(): Fixture {
+/** `minimal`: only the files and the home, no repositories or archives (fast to snapshot). */
+export function makeFixture(options: { readonly minimal?: boolean } = {}): Fixture {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-proof-')))
   const root = join(base, 'work')
   const home = join(base, 'home')
@@ -84,6 +85,18 @@ export function makeFixture(): Fixture {
     writeFileSync(file, `#!/bin/sh\necho "${m} $*" >> '${markers}/ran'\n`)
     chmodSync(file, 0o755)
   }
+  const fixture: Fixture = {
+    base,
+    root,
+    home,
+    markers,
+    write(rel, content = '') {
+      mkdirSync(dirname(join(root, rel)), { recursive: true })
+      writeFileSync(join(root, rel), content)
+    },
+    cleanup: () => rmSync(base, { recursive: true, force: true }),
+  }
+  if (options.minimal === true) return fixture
   const git = (...args: string[]) =>
     execFileSync('git', args, { cwd: root, stdio: 'ignore', env: { ...gitEnv(home), HOME: home } })
   git('init', '-q', '-b', 'main')
@@ -109,17 +122,7 @@ export function makeFixture(): Fixture {
   // rewrite (git's optional index refresh is not what these proofs are about).
   ageTree(root)
   git('update-index', '-q', '--refresh')
-  return {
-    base,
-    root,
-    home,
-    markers,
-    write(rel, content = '') {
-      mkdirSync(dirname(join(root, rel)), { recursive: true })
-      writeFileSync(join(root, rel), content)
-    },
-    cleanup: () => rmSync(base, { recursive: true, force: true }),
-  }
+  return fixture
 }
 
 function ageTree(dir: string): void {

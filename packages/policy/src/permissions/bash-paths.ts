@@ -48,16 +48,33 @@ export interface BashPathContext {
 const UNKNOWN_REASON =
   'a path only known at run time may be a protected path (credentials, secrets, configuration)'
 
-export function bashProtectedHit(b: BashAnalysis, ctx: BashPathContext): BashProtectedHit | undefined {
-  let ask: BashProtectedHit | undefined
+/** Every protected path the call may touch (each subject once), in the order of its words. */
+export function bashProtectedHits(b: BashAnalysis, ctx: BashPathContext): BashProtectedHit[] {
+  const hits: BashProtectedHit[] = []
+  const seen = new Set<string>()
   const budget = { left: WALK_LIMIT }
   for (const u of b.paths) {
     for (const hit of checkUse(u, b, ctx, budget)) {
-      if (hit.action === 'deny') return hit
-      ask ??= hit
+      const key = `${hit.action}:${hit.subject}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      hits.push(hit)
+      if (hits.length >= MAX_HITS) return hits
     }
   }
-  return ask
+  return hits
+}
+
+const MAX_HITS = 16
+
+/** The hit that decides: the first deny, else the first ask. */
+export function decidingHit(hits: readonly BashProtectedHit[]): BashProtectedHit | undefined {
+  return hits.find((h) => h.action === 'deny') ?? hits[0]
+}
+
+/** The sentence naming a hit (the engine's `why`). */
+export function hitWhy(h: Pick<BashProtectedHit, 'why' | 'subject' | 'reason'>): string {
+  return h.why ?? `the path ${h.subject} is protected (${h.reason})`
 }
 
 function* checkUse(

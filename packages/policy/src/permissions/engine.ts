@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import type { JsonValue } from '@toolgate/core'
 import { normalizeCommand, type RuleWord } from '../shell/normalize.js'
 import { analyzeBash, type BashAnalysis, type Invocation, plainWords } from './bash.js'
-import { bashProtectedHit } from './bash-paths.js'
+import { type BashProtectedHit, bashProtectedHits, decidingHit, hitWhy } from './bash-paths.js'
 import { type ToolSpec, toolSpec } from './categories.js'
 import { LOOP_THRESHOLD, messages, ruleText } from './messages.js'
 import { insideRoot, type ResolvedPath, realPath, resolvePath } from './paths.js'
@@ -273,7 +273,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
   function protectedHit(
     subj: Subjects,
   ): { action: 'deny' | 'ask'; reason: string; pattern: string; subject: string; why?: string } | undefined {
-    if (subj.bash !== undefined) return bashProtectedHit(subj.bash, { table, root: rootLexical, home, homes })
+    if (subj.bash !== undefined) return decidingHit(bashHits(subj.bash))
     let ask: { action: 'deny' | 'ask'; reason: string; pattern: string; subject: string } | undefined
     const access = subj.spec?.category === 'write' ? 'write' : 'read'
     for (const p of subj.paths ?? []) {
@@ -321,7 +321,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     }
     const prot = protectedHit(subj)
     if (prot !== undefined) {
-      const why = prot.why ?? `the path ${prot.subject} is protected (${prot.reason})`
+      const why = hitWhy(prot)
       if (prot.action === 'deny') {
         return {
           ...deny('protected-path', messages.protectedDeny(call.name, prot.subject, prot.reason), why),
@@ -507,6 +507,25 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     }
   }
 
+  const hitsOf = new WeakMap<BashAnalysis, BashProtectedHit[]>()
+  /** The protected paths a bash call may touch (computed once per analysis). */
+  function bashHits(b: BashAnalysis): BashProtectedHit[] {
+    let hits = hitsOf.get(b)
+    if (hits === undefined) {
+      hits = bashProtectedHits(b, { table, root: rootLexical, home, homes })
+      hitsOf.set(b, hits)
+    }
+    return hits
+  }
+
+  /** Everything about a bash call a person approves: protected paths, destructive parts, writes. */
+  function concerns(b: BashAnalysis): string[] {
+    const out = bashHits(b).map(hitWhy)
+    for (const d of b.destructives) out.push(`"${d.text}" is destructive (${d.why})`)
+    if (!b.classification.readOnly) for (const r of b.classification.reasons) out.push(r)
+    return [...new Set(out)]
+  }
+
   // ---- adjustments: headless, loops ----------------------------------------------------------
 
   function finish(
@@ -524,7 +543,10 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       d = ask('workspace-boundary', d.why, false)
     }
     if (d.kind !== 'ask') return d
-    const displayReason = looping ? `${messages.loopingPrefix(refused)}${d.displayReason}` : d.displayReason
+    // Every reason, not only the one that decided (issue 12 §7): what else the person approves.
+    const also = subj.bash === undefined ? [] : concerns(subj.bash).filter((c) => !d.why.includes(c))
+    const full = also.length === 0 ? d.displayReason : `${d.displayReason} Also: ${also.join('; ')}.`
+    const displayReason = looping ? `${messages.loopingPrefix(refused)}${full}` : full
     d = { ...d, displayReason, looping, offerSessionGrant: d.offerSessionGrant && !looping }
     if (interactive) return d
     return {

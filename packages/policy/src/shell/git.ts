@@ -552,3 +552,6 @@ function configFile(p: Extract<Parsed, { ok: true }>): Word | undefined {
   if (p.options.some((o) => o.spec.tag === 'system')) return { kind: 'static', value: '/etc/gitconfig' }
   return { kind: 'static', value: '.git/config' }
 }
+
+/** git subcommand grammars, for the tests that check them against `git <sub> -h`. */
+export const GIT_GRAMMARS: Readonly<Record<string, Grammar>> = { branch: BRANCH, tag: TAG, config: CONFIG }

@@ -51,9 +51,10 @@ export function readHeredoc(h: HeredocSpan): HeredocReading {
     return fail(`line holds ${plain}, where bash and the parser may disagree on where the body starts`)
   const bodyStart = lineEnd + 1
   if (h.end === undefined) return fail('without an end line is not analysed')
-  // tree-sitter-bash starts a `<<-` body after the first line's leading tabs.
-  const tabs = h.operator === '<<-' ? (/^\t*/.exec(h.source.slice(bodyStart))?.[0].length ?? 0) : 0
-  if ((h.bodyStart ?? h.end.start) !== bodyStart + tabs)
+  // tree-sitter-bash starts a body after the first line's leading blanks (the text itself is
+  // taken from the source below, so only where the two readings put the body matters).
+  const treeStart = h.bodyStart ?? h.end.start
+  if (treeStart < bodyStart || !/^[ \t]*$/.test(h.source.slice(bodyStart, treeStart)))
     return fail('body does not start where bash starts it')
   // Where bash ends the body: the first line equal to the delimiter.
   let pos = bodyStart

@@ -652,6 +652,12 @@ function judgeYq(args: readonly Word[], program: string): Judgement {
   return ok(`${program} only reads`, { reads })
 }
 
+const HEAD = simple('read', 'cn', ['bytes', 'lines'], true)
+const TAIL: GrammarJudge = (() => {
+  const j = simple('read', 'cns', ['bytes', 'lines', 'max-unchanged-stats', 'pid', 'sleep-interval'], true)
+  return { ...j, grammar: { ...j.grammar, long: { ...j.grammar.long, follow: optArg } } }
+})()
+const CUT = simple('read', 'bcdf', ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'])
 // ---- the table ---------------------------------------------------------------------------------
 
 /** Readers and printers, by program name. */
@@ -672,10 +678,10 @@ export const READERS: Readonly<Record<string, ReaderJudge>> = {
       'number-width',
     ]),
   ),
-  head: by(simple('read', 'cn', ['bytes', 'lines'], true)),
-  tail: by(simple('read', 'cns', ['bytes', 'lines', 'max-unchanged-stats', 'pid', 'sleep-interval'], true)),
+  head: by(HEAD),
+  tail: by(TAIL),
   wc: by({ ...simple('read'), grammar: grammar({ long: { 'files0-from': readsValue }, lenient: true }) }),
-  cut: by(simple('read', 'bcdf', ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'])),
+  cut: by(CUT),
   rev: by(simple('read')),
   tr: by(simple('none')),
   paste: by(simple('read', 'd', ['delimiters'])),
@@ -974,4 +980,19 @@ export const READERS: Readonly<Record<string, ReaderJudge>> = {
     }),
     operands: 'none',
   }),
+}
+
+/** The grammars checked against the programs' own `--help` in the tests (test/shell-grammars.test.ts). */
+export const CHECKED_GRAMMARS: Readonly<Record<string, Grammar>> = {
+  sort: SORT.grammar,
+  uniq: UNIQ.grammar,
+  tee: TEE.grammar,
+  grep: GREP,
+  rg: RG,
+  tree: TREE.grammar,
+  file: FILE.grammar,
+  jq: JQ.grammar,
+  head: HEAD.grammar,
+  tail: TAIL.grammar,
+  cut: CUT.grammar,
 }

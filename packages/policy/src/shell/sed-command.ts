@@ -9,7 +9,7 @@ import { describeWord } from './words.js'
  * script scanned by sed.ts. GNU sed joins `-e` scripts with newlines, and so does the scan.
  */
 const IN_PLACE: OptionSpec = effect('optional', { kind: 'writes', why: 'edits files in place' })
-const SED = grammar({
+export const SED_GRAMMAR = grammar({
   short: 'nrEsuzb',
   shortSpecs: {
     e: tagged(arg, 'script'),
@@ -52,7 +52,7 @@ export function judgeSedArgs(args: readonly Word[]): Judgement {
 }
 
 function judgeReading(args: readonly Word[], permute: boolean): Judgement {
-  const p = parseOptions(SED, args, permute)
+  const p = parseOptions(SED_GRAMMAR, args, permute)
   if (!p.ok) return unsure(`sed: ${p.reason}, so the command is not analysed`)
   if (p.unknown.length > 0)
     return unsure(`sed with ${describeWord(p.unknown[0]!)} where an option may stand could expand to -i`)

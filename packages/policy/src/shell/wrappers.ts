@@ -653,3 +653,10 @@ function judgeBusybox(args: readonly Word[], ctx: JudgeContext, inner: InnerJudg
   const j = inner(args, { depth: ctx.depth + 1, stdin: ctx.stdin })
   return wrap('busybox', j, args, 'runs an applet whose options differ from the GNU tools')
 }
+
+/** A wrapper's option grammar, for the tests that check it against the program's `--help`. */
+export function wrapperGrammar(program: string): Grammar | undefined {
+  if (program === 'env') return ENV
+  if (program === 'xargs') return XARGS
+  return ownEntry(WRAPPERS, program)?.grammar
+}
