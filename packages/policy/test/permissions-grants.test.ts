@@ -16,6 +16,7 @@ describe('allow for this session', () => {
     expect(engine.describeAsk('c1')).toEqual({
       callId: 'c1',
       toolName: 'bash',
+      subject: 'npm install',
       displayReason:
         'The command is not read-only (npm install can run package scripts or change files) and no sandbox confines it.',
       offerSessionGrant: true,

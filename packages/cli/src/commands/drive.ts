@@ -118,6 +118,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
         return {
           title: title(request),
           ...(d.reason ? { reason: d.reason } : {}),
+          ...(d.subject !== undefined ? { subject: d.subject } : {}),
           offerSession: d.offerSession,
         }
       },

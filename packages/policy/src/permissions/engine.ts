@@ -171,7 +171,12 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
   const refusalCounts = new Map<string, number>()
   const pending = new Map<
     string,
-    { toolName: string; decision: Extract<PermissionDecision, { kind: 'ask' }>; grantKeys: readonly string[] }
+    {
+      toolName: string
+      subject: string
+      decision: Extract<PermissionDecision, { kind: 'ask' }>
+      grantKeys: readonly string[]
+    }
   >()
 
   // ---- subjects: what a call touches ----------------------------------------------------------
@@ -632,6 +637,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       if (decision.kind === 'ask' && call.callId !== undefined) {
         pending.set(call.callId, {
           toolName: call.name,
+          subject: subj.bash !== undefined ? subj.bash.command : stableJson(call.arguments),
           decision,
           grantKeys: decision.offerSessionGrant ? grantKeysOf(call, subj) : [],
         })
@@ -660,6 +666,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       return Object.freeze({
         callId,
         toolName: p.toolName,
+        subject: p.subject,
         displayReason: p.decision.displayReason,
         offerSessionGrant: p.decision.offerSessionGrant,
         looping: p.decision.looping,

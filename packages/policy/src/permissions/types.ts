@@ -119,6 +119,8 @@ export interface CallLike {
 export interface AskDescription {
   readonly callId: string
   readonly toolName: string
+  /** What is approved, whole: the bash command, or the call's arguments as canonical JSON. */
+  readonly subject: string
   readonly displayReason: string
   readonly offerSessionGrant: boolean
   readonly looping: boolean
