@@ -71,7 +71,17 @@ describe('classifyCommand: exact results', () => {
       readOnly: false,
       reason: "shell syntax 'c_style_for_statement' is not analysed",
       reasons: ["shell syntax 'c_style_for_statement' is not analysed"],
-      commands: [],
+      // The commands inside are still recorded (deny rules and protected paths see them).
+      commands: [
+        {
+          text: 'cat $i',
+          canonical: 'cat $i',
+          program: 'cat',
+          readOnly: true,
+          reason: 'cat only reads',
+          writes: [],
+        },
+      ],
       writes: [],
       unsure: true,
     })

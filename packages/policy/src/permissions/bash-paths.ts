@@ -136,6 +136,10 @@ function placesOf(
   cwd: Cwd,
   ctx: BashPathContext,
 ): { places: { lexical: string; dir: string }[]; unknown: boolean } {
+  // `~+` is the current directory, `~-` the previous one (only known at run time).
+  if (text === '~-' || text.startsWith('~-/'))
+    return { places: [{ lexical: resolve(ctx.root, text), dir: '.' }], unknown: true }
+  if (text === '~+' || text.startsWith('~+/')) return placesOf(`.${text.slice(2)}`, cwd, ctx)
   const expanded = expandHome(text, ctx.home)
   if (expanded.startsWith('/')) return { places: [{ lexical: resolve(expanded), dir: '.' }], unknown: false }
   const user = TILDE_USER.exec(text)

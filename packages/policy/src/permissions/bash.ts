@@ -68,6 +68,10 @@ export function analyzeBash(command: string): BashAnalysis {
       if (ungrantable === undefined && (f.judgement.interpreter === true || f.judgement.code !== undefined)) {
         ungrantable = `"${f.info.canonical}" runs a shell or an interpreter, which can run any code`
       }
+      // A grant covers the exact part; a part whose words are only known at run time is not exact.
+      if (ungrantable === undefined && !f.info.readOnly && f.info.argv === undefined) {
+        ungrantable = `"${f.info.canonical}" has words only known at run time`
+      }
       for (const inner of f.inner) visit(inner)
     }
     for (const r of an.reads)
@@ -137,6 +141,7 @@ function collect(
   for (const w of f.redirectReads) place(w, 'read')
   for (const w of f.words.slice(1)) place(w, 'mention')
   for (const w of f.assignments) place(w, 'mention')
+  for (const w of j.mentions ?? []) place(w, 'mention')
 }
 
 const ALWAYS_DESTRUCTIVE = new Set([

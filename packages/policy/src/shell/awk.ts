@@ -1,4 +1,4 @@
-import { no, ok, reading, unsure } from './judgement.js'
+import { no, ok, pathsInCode, reading, unsure } from './judgement.js'
 import type { Judgement, Word } from './types.js'
 import { describeWord } from './words.js'
 
@@ -48,7 +48,9 @@ export function judgeAwk(name: string, args: readonly Word[]): Judgement {
   if (program.kind !== 'static')
     return unsure(`${name} with a program only known at run time (${describeWord(program)})`)
   const verdict = judgeAwkProgram(program.value)
-  if (verdict !== undefined) return no(`${name} program ${verdict}`, { unsure: true })
+  // The strings of a program that writes or runs may name the files it writes (`print > "f"`).
+  if (verdict !== undefined)
+    return no(`${name} program ${verdict}`, { unsure: true, mentions: pathsInCode(program.value) })
   // Operands are files, or `var=value` assignments.
   const files = args
     .slice(i + 1)

@@ -1,5 +1,5 @@
 import type { JudgeContext } from './context.js'
-import { no, ok } from './judgement.js'
+import { no, ok, pathsInCode } from './judgement.js'
 import { own } from './own.js'
 import type { CodeKind, InnerCommand, Judgement, Word } from './types.js'
 import { describeWord, mayBeOption } from './words.js'
@@ -219,18 +219,25 @@ function judgeLanguage(
     if (a === '-') return stdinCode(program, ctx)
     const eq = a.indexOf('=')
     const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a
-    if (
-      spec.code.includes(name) ||
-      spec.code.some((c) => c.length === 2 && a.startsWith(c) && !a.startsWith('--'))
-    ) {
-      return code(program, 'inline', [], 'runs code given on the command line')
-    }
-    if (
+    const inCluster =
       spec.codeInCluster !== undefined &&
       /^-[A-Za-z]+$/.test(a) &&
       [...a.slice(1)].some((c) => spec.codeInCluster!.includes(c))
-    ) {
-      return code(program, 'inline', [], 'runs code given on the command line')
+    const codeOption =
+      spec.code.includes(name) ||
+      spec.code.some((c) => c.length === 2 && a.startsWith(c) && !a.startsWith('--'))
+    if (codeOption || inCluster) {
+      // The code: `--eval=CODE`, `-cCODE`, or the next word (`-c CODE`, `-pe CODE`).
+      const attached =
+        eq > 0 ? a.slice(eq + 1) : codeOption && a.length > 2 && !a.startsWith('--') ? a.slice(2) : undefined
+      const text = attached ?? staticText(args[i + 1])
+      return code(
+        program,
+        'inline',
+        [],
+        'runs code given on the command line',
+        text === undefined ? [] : pathsInCode(text),
+      )
     }
     if (!a.startsWith('-')) {
       if (spec.codeOperands === true && args.length > i + 1)
@@ -262,9 +269,17 @@ function stdinCode(program: string, ctx: JudgeContext): Judgement {
   }
 }
 
-function code(program: string, kind: CodeKind, runs: readonly InnerCommand[], why: string): Judgement {
-  return no(`${program} ${why}`, { code: kind, interpreter: true, runs })
+function code(
+  program: string,
+  kind: CodeKind,
+  runs: readonly InnerCommand[],
+  why: string,
+  mentions: readonly Word[] = [],
+): Judgement {
+  return no(`${program} ${why}`, { code: kind, interpreter: true, runs, mentions })
 }
+
+const staticText = (w: Word | undefined): string | undefined => (w?.kind === 'static' ? w.value : undefined)
 
 /** `eval a b` runs "a b"; a word only known at run time makes the code unknown. */
 function shellCode(words: readonly Word[], via: string): InnerCommand[] {

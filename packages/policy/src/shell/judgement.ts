@@ -13,6 +13,7 @@ export interface Extra {
   readonly interpreter?: boolean
   readonly unsure?: boolean
   readonly opaque?: boolean
+  readonly mentions?: readonly Word[]
 }
 
 const NONE: readonly never[] = Object.freeze([])
@@ -42,6 +43,7 @@ function build(readOnly: boolean, reason: string, e: Extra): Judgement {
     ...(e.code !== undefined ? { code: e.code } : {}),
     ...(e.interpreter === true ? { interpreter: true } : {}),
     ...(e.opaque === true ? { opaque: true } : {}),
+    ...(e.mentions !== undefined && e.mentions.length > 0 ? { mentions: e.mentions } : {}),
   }
 }
 
@@ -122,4 +124,19 @@ function judgeReading(program: string, j: GrammarJudge, p: Parsed): Judgement {
 
 function assertNever(value: never): never {
   throw new Error(`unexpected ${JSON.stringify(value)}`)
+}
+
+/**
+ * Words in code that may name files: quoted strings and `/...` or `~/...` tokens (at most 64).
+ * A way to see the plain spellings (`open('/home/u/.ssh/id_rsa')`), not a proof: code can build
+ * a name at run time, which is why code given to an interpreter always asks.
+ */
+export function pathsInCode(code: string): Word[] {
+  const out = new Set<string>()
+  for (const m of code.matchAll(/'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`([^`\n]*)`/g)) {
+    const v = m[1] ?? m[2] ?? m[3] ?? ''
+    if (v !== '' && !v.includes('\n')) out.add(v)
+  }
+  for (const m of code.matchAll(/(?:^|[\s(=,:])((?:~|\/)[^\s'"`;,)]+)/g)) out.add(m[1]!)
+  return [...out].slice(0, 64).map((value) => ({ kind: 'static', value }))
 }

@@ -7,7 +7,7 @@ import type { Word } from './types.js'
  * the spelling"). Both a rule's words and every command a bash call runs are normalized the same
  * way: the program by its name (`/usr/bin/git` -> `git`), git without its global options
  * (`git --no-pager -c x=y commit` -> `git commit`), npm subcommands by what npm runs (`npm i`,
- * `npm isnt`, `npm inst` -> `npm install`). A word only known at run time is `null`: it may stand
+ * `npm isnt`, `npm inst` -> `npm install`), a Python module by its name (`python3 -m pip`). A word only known at run time is `null`: it may stand
  * for any number of words (an unset `$NOPE` disappears, `$ARGS` splits).
  */
 
@@ -39,6 +39,13 @@ export function normalizeCommand(words: readonly RuleWord[]): RuleWord[] {
     if (sub === undefined || sub === null)
       return ['npm', ...rest.slice(0, at).filter((w) => w === null), ...rest.slice(at)]
     return ['npm', ...rest.slice(0, at).filter((w) => w === null), npmCommand(sub), ...rest.slice(at + 1)]
+  }
+  // `python3 -m pip install x` runs pip.
+  if (/^python[0-9.]*$/.test(program)) {
+    const m = rest.indexOf('-m')
+    const mod = rest[m + 1]
+    if (m >= 0 && typeof mod === 'string' && rest.slice(0, m).every((w) => w?.startsWith('-')))
+      return normalizeCommand([mod, ...rest.slice(m + 2)])
   }
   return [program, ...rest]
 }

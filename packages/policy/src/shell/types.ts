@@ -121,4 +121,9 @@ export interface Judgement {
    * x`): deny rules and destructive checks look for a command starting at every argument.
    */
   readonly opaque?: true
+  /**
+   * Words that may name files inside code the command runs (string literals and paths in
+   * `python3 -c` code or an awk program): checked against the protected paths as reads and writes.
+   */
+  readonly mentions?: readonly Word[]
 }

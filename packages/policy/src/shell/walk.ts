@@ -117,6 +117,7 @@ function walkInner(node: Node, st: WalkState, ctx: Ctx): void {
       return
     case 'function_definition':
       structural(st, 'defining a shell function is not read-only (it can shadow any command)', false)
+      walkInside(node, st, ctx)
       return
     case 'declaration_command':
     case 'unset_command':
@@ -125,6 +126,30 @@ function walkInner(node: Node, st: WalkState, ctx: Ctx): void {
     default:
       // c-style for, arithmetic commands, coprocesses and anything new: not analysed.
       structural(st, `shell syntax '${type}' is not analysed`, true)
+      walkInside(node, st, ctx)
+  }
+}
+
+/**
+ * The commands inside syntax that is not analysed (a function body, a c-style for loop, a
+ * coprocess) are still recorded, so that deny rules, destructive checks and protected paths see
+ * them; the whole stays not read-only and not split part by part (the structural problem above).
+ */
+function walkInside(node: Node, st: WalkState, ctx: Ctx): void {
+  for (const c of childrenOf(node)) {
+    const t = kindOf(c).type
+    if (
+      [
+        'compound_statement',
+        'do_group',
+        'command',
+        'redirected_statement',
+        'list',
+        'pipeline',
+        'subshell',
+      ].includes(t)
+    )
+      scoped(st, () => walkStatement(c, st, ctx))
   }
 }
 
@@ -649,7 +674,9 @@ function applyDirectoryChange(words: readonly Word[], st: WalkState): void {
     st.cwd = { dirs: st.cwd.dirs, unknown: true }
     return
   }
-  const args = words.slice(i + 1).filter((w) => !(w.kind === 'static' && /^-[LPe@]+$/.test(w.value)))
+  const args = words
+    .slice(i + 1)
+    .filter((w) => !(w.kind === 'static' && (/^-[LPe@]+$/.test(w.value) || w.value === '--')))
   const target = args[0]
   if (target === undefined) {
     st.cwd = moveTo(st.cwd, '~')
