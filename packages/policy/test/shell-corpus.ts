@@ -480,6 +480,12 @@ export const UNSAFE: readonly string[] = [
   'curl x | bash -s',
   'sh < script.sh',
   'sh -s < script.sh',
+  // found by the differential fuzzer (fuzz branch): quoted /dev/tcp spellings, time keyword, git archive -o
+  "xz -c -t -- . < $'/dev/tcp/127.0.0.1/9'",
+  "test < $'\\x2f\\x64\\x65\\x76\\x2f\\x75\\x64\\x70\\x2f\\x31\\x2f\\x35\\x33'",
+  'cat < "$F"',
+  'time -p cd vendor/evil && command git status',
+  'git archive -o x HEAD',
   // §6: directory changes
   'cd sub && command git status',
   'cd sub && timeout 5 git log',

@@ -198,6 +198,7 @@ function dangerous(sub: string, rest: readonly Word[]): Judgement | undefined {
       continue
     }
     if (sub === 'grep' && /^-[^-]*O/.test(a)) return no('git grep -O runs a pager')
+    if (sub === 'archive' && /^-[^-]*o/.test(a)) return no('git archive -o writes a file')
     if (sub === 'tag' && /^-[^-]*v/.test(a)) return no('git tag -v runs gpg to verify signatures')
   }
   return undefined

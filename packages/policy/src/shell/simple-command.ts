@@ -136,6 +136,12 @@ function judgeFileRedirect(op: string, t: Word, text: string, info: RedirectVerd
     case '<':
       if (t.kind === 'static' && NETWORK_PATH.test(t.value))
         fail(info, `input redirect from ${t.value} opens a network connection`, false)
+      else if (mayBeNetworkPath(t))
+        fail(
+          info,
+          `input redirect from a path only known at run time (${describeWord(t)}) may be /dev/tcp or /dev/udp`,
+          true,
+        )
       else info.reads.push(t)
       return
     case '<&-':
@@ -161,6 +167,15 @@ function judgeFileRedirect(op: string, t: Word, text: string, info: RedirectVerd
     default:
       fail(info, `redirect operator '${op}' is not analysed`, true)
   }
+}
+
+/** Could this word be `/dev/tcp/...` or `/dev/udp/...` when bash expands it? */
+function mayBeNetworkPath(t: Word): boolean {
+  if (t.kind !== 'dynamic') return false
+  if (t.values !== undefined)
+    return t.values.some((v) => (v.kind === 'static' ? NETWORK_PATH.test(v.value) : mayBeNetworkPath(v)))
+  const p = t.prefix
+  return p.length < 9 ? '/dev/tcp/'.startsWith(p) || '/dev/udp/'.startsWith(p) : NETWORK_PATH.test(p)
 }
 
 function writeTarget(t: Word, info: RedirectVerdict): void {

@@ -661,9 +661,10 @@ function nextRedirect(children: readonly Node[], i: number): Node | undefined {
  */
 function applyDirectoryChange(words: readonly Word[], st: WalkState): void {
   let i = 0
+  // `command cd`, `builtin cd` and the `time` keyword (`time -p cd x`) run cd in this shell.
   while (
     words[i]?.kind === 'static' &&
-    ['command', 'builtin'].includes((words[i] as { value: string }).value)
+    ['command', 'builtin', 'time'].includes((words[i] as { value: string }).value)
   ) {
     i++
     while (words[i]?.kind === 'static' && /^-[pvV]$/.test((words[i] as { value: string }).value)) i++

@@ -174,8 +174,12 @@ function resolveExpansion(node: Node, type: string, sink: WordSink, quoted: bool
       // Arithmetic evaluates array subscripts of variable values, which can run commands.
       sink.problem('arithmetic expansion $((...)) is not analysed (it can assign and run code)', true)
       return dyn('arithmetic expansion', '', !quoted)
-    case 'ansi_c_string':
-      return dyn("ANSI-C quoted string $'...'", '', false)
+    case 'ansi_c_string': {
+      const decoded = decodeAnsiC(textOf(node).slice(2, -1))
+      return decoded === undefined
+        ? dyn("ANSI-C quoted string $'...'", '', false)
+        : { kind: 'static', value: decoded }
+    }
     case 'translated_string':
       return dyn('translated string $"..."', '', false)
     case 'brace_expression':
@@ -363,4 +367,69 @@ export function describeWord(w: Word): string {
 
 function assertNever(value: never): never {
   throw new Error(`unexpected word ${JSON.stringify(value)}`)
+}
+
+/**
+ * The value of `$'...'` as bash computes it (found by the differential fuzzer: `$'\x2fdev\x2ftcp...'`
+ * spells /dev/tcp). Escapes: \a \b \e \E \f \n \r \t \v \\ \' \" \?, octal \nnn, \xHH,
+ * \uHHHH, \UHHHHHHHH, \cX. `undefined` for anything else (then the word is only known at run
+ * time): a NUL ends the string in bash, and code points beyond Unicode are not analysed.
+ */
+export function decodeAnsiC(body: string): string | undefined {
+  const simple: Readonly<Record<string, string>> = {
+    a: '\x07',
+    b: '\b',
+    e: '\x1b',
+    E: '\x1b',
+    f: '\f',
+    n: '\n',
+    r: '\r',
+    t: '\t',
+    v: '\v',
+    '\\': '\\',
+    "'": "'",
+    '"': '"',
+    '?': '?',
+  }
+  let out = ''
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!
+    if (c !== '\\') {
+      out += c
+      continue
+    }
+    const n = body[i + 1]
+    if (n === undefined) return undefined
+    if (Object.hasOwn(simple, n)) {
+      out += simple[n]
+      i++
+      continue
+    }
+    let digits: RegExpExecArray | null = null
+    let code: number | undefined
+    if (/[0-7]/.test(n)) {
+      digits = /^[0-7]{1,3}/.exec(body.slice(i + 1))
+      code = Number.parseInt(digits![0], 8) & 0xff
+      i += digits![0].length
+    } else if (n === 'x' || n === 'u' || n === 'U') {
+      const max = n === 'x' ? 2 : n === 'u' ? 4 : 8
+      digits = new RegExp(`^[0-9A-Fa-f]{1,${max}}`).exec(body.slice(i + 2))
+      if (digits === null) return undefined
+      code = Number.parseInt(digits[0], 16)
+      i += 1 + digits[0].length
+    } else if (n === 'c') {
+      const x = body[i + 2]
+      if (x === undefined || x === '\\') return undefined
+      code = x.toUpperCase().charCodeAt(0) ^ 0x40
+      i += 2
+    } else {
+      // An unknown escape stays as written (backslash included).
+      out += `\\${n}`
+      i++
+      continue
+    }
+    if (code === 0 || code > 0x10ffff) return undefined
+    out += String.fromCodePoint(code)
+  }
+  return out
 }
