@@ -25,7 +25,7 @@ export type ApprovalMode = 'on-request' | 'never'
 
 /** What the permission engine offers the approval prompt. */
 export interface PolicyHandle {
-  describe(request: ApprovalRequest): { reason?: string; offerSession: boolean }
+  describe(request: ApprovalRequest): { reason?: string; subject?: string; offerSession: boolean }
   grantSession(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
 }
 
@@ -153,7 +153,11 @@ async function installPolicy(
     describe(request) {
       const described = engine.describeAsk(request.callId)
       const reason = described?.displayReason ?? request.displayReason ?? request.reason
-      return { ...(reason ? { reason } : {}), offerSession: described?.offerSessionGrant === true }
+      return {
+        ...(reason ? { reason } : {}),
+        ...(described !== undefined ? { subject: described.subject } : {}),
+        offerSession: described?.offerSessionGrant === true,
+      }
     },
     grantSession(request) {
       const result = engine.grantSession(request.callId)

@@ -136,6 +136,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
           title: title(request),
           // The reason quotes the model's command: terminal-safe before the prompt prints it.
           ...(d.reason ? { reason: terminalSafe(d.reason) } : {}),
+          ...(d.subject !== undefined ? { subject: d.subject } : {}),
           offerSession: d.offerSession,
         }
       },
