@@ -1,0 +1,292 @@
+/**
+ * The syscall trace of a command (strace -f -ff inside the sandbox) and what it shows: programs
+ * executed, sockets opened, write attempts that the snapshot cannot see (they failed, or they went
+ * outside the fixture), and privileged state changes (host name, clock, mounts).
+ */
+
+/** Syscalls traced. Reads are traced too (openat), since strace filters by syscall, not by flags. */
+export const TRACED_SYSCALLS = [
+  'execve',
+  'execveat',
+  'socket',
+  'connect',
+  'sendto',
+  'sendmsg',
+  'sendmmsg',
+  'open',
+  'openat',
+  'openat2',
+  'creat',
+  'mkdir',
+  'mkdirat',
+  'mknod',
+  'mknodat',
+  'rmdir',
+  'unlink',
+  'unlinkat',
+  'rename',
+  'renameat',
+  'renameat2',
+  'link',
+  'linkat',
+  'symlink',
+  'symlinkat',
+  'chmod',
+  'fchmodat',
+  'chown',
+  'lchown',
+  'fchownat',
+  'truncate',
+  'utime',
+  'utimes',
+  'utimensat',
+  'futimesat',
+  'setxattr',
+  'lsetxattr',
+  'removexattr',
+  'lremovexattr',
+  'sethostname',
+  'setdomainname',
+  'settimeofday',
+  'clock_settime',
+  'mount',
+  'umount2',
+  'pivot_root',
+  'chroot',
+  'swapon',
+  'swapoff',
+  'reboot',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'kexec_load',
+  'acct',
+  'setns',
+  'unshare',
+] as const
+
+const ALWAYS_WRITES = new Set([
+  'creat',
+  'mkdir',
+  'mkdirat',
+  'mknod',
+  'mknodat',
+  'rmdir',
+  'unlink',
+  'unlinkat',
+  'rename',
+  'renameat',
+  'renameat2',
+  'link',
+  'linkat',
+  'symlink',
+  'symlinkat',
+  'chmod',
+  'fchmodat',
+  'chown',
+  'lchown',
+  'fchownat',
+  'truncate',
+  'utime',
+  'utimes',
+  'utimensat',
+  'futimesat',
+  'setxattr',
+  'lsetxattr',
+  'removexattr',
+  'lremovexattr',
+])
+
+const PRIVILEGED = new Set([
+  'sethostname',
+  'setdomainname',
+  'settimeofday',
+  'clock_settime',
+  'mount',
+  'umount2',
+  'pivot_root',
+  'chroot',
+  'swapon',
+  'swapoff',
+  'reboot',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'kexec_load',
+  'acct',
+  'setns',
+  'unshare',
+])
+
+export interface Exec {
+  readonly pid: number
+  readonly path: string
+  readonly argv: string
+  readonly ok: boolean
+}
+
+export interface TraceEvent {
+  readonly pid: number
+  readonly syscall: string
+  /** The path the syscall names (resolved against a decoded directory fd when strace -y shows it). */
+  readonly path?: string
+  readonly ok: boolean
+  readonly line: string
+}
+
+export interface Trace {
+  readonly execs: readonly Exec[]
+  /** socket() calls of a family other than AF_UNIX/AF_LOCAL/AF_NETLINK, and connects/sends to one. */
+  readonly network: readonly TraceEvent[]
+  /** Syscalls that create, change or remove a file, or open one for writing. */
+  readonly writes: readonly TraceEvent[]
+  readonly privileged: readonly TraceEvent[]
+}
+
+const LINE = /^(\w+)\((.*)\)\s+=\s+(-?\d+|\?|0x[0-9a-f]+)/s
+
+/** Split strace's argument list at top-level commas (strings and brackets kept whole). */
+function splitArgs(s: string): string[] {
+  const out: string[] = []
+  let depth = 0
+  let cur = ''
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!
+    if (c === '"') {
+      let j = i + 1
+      while (j < s.length && s[j] !== '"') j += s[j] === '\\' ? 2 : 1
+      cur += s.slice(i, j + 1)
+      i = j
+      // strace marks a truncated string with "..." after the closing quote.
+      continue
+    }
+    if (c === '[' || c === '{' || c === '(') depth++
+    else if (c === ']' || c === '}' || c === ')') depth--
+    if (c === ',' && depth === 0) {
+      out.push(cur.trim())
+      cur = ''
+      continue
+    }
+    cur += c
+  }
+  if (cur.trim() !== '') out.push(cur.trim())
+  return out
+}
+
+/** Decode a strace string literal ("...", with C escapes; strace -y may append <path>). */
+function unquote(arg: string | undefined): string | undefined {
+  if (arg === undefined) return undefined
+  const m = /^"((?:[^"\\]|\\.)*)"/s.exec(arg)
+  if (m === null) return undefined
+  return m[1]!.replace(/\\(x[0-9a-f]{2}|[0-7]{1,3}|.)/gs, (_, e: string) => {
+    if (e[0] === 'x') return String.fromCharCode(Number.parseInt(e.slice(1), 16))
+    if (/^[0-7]+$/.test(e)) return String.fromCharCode(Number.parseInt(e, 8))
+    return ({ n: '\n', t: '\t', r: '\r', v: '\v', f: '\f' } as Record<string, string>)[e] ?? e
+  })
+}
+
+/** `3</home/agent/project>` (strace -y) -> the directory; AT_FDCWD -> undefined (relative). */
+function dirOf(arg: string | undefined): string | undefined {
+  if (arg === undefined) return undefined
+  const m = /^-?\d+<(.*)>$/s.exec(arg)
+  return m === null ? undefined : m[1]
+}
+
+function joinPath(dir: string | undefined, path: string): string {
+  if (path.startsWith('/') || dir === undefined) return path
+  return `${dir.replace(/\/$/, '')}/${path}`
+}
+
+const WRITE_FLAGS = /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND|O_TMPFILE/
+
+/**
+ * The path a file-changing syscall writes: the new name for link/symlink/rename (the old name of a
+ * rename is removed, which the snapshot reports), the path or the decoded fd otherwise.
+ */
+function writtenPath(syscall: string, args: readonly string[]): string | undefined {
+  switch (syscall) {
+    case 'rename':
+    case 'link':
+      return unquote(args[1])
+    case 'symlink':
+      return unquote(args[1])
+    case 'renameat':
+    case 'renameat2':
+    case 'linkat': {
+      const p = unquote(args[3])
+      return p === undefined ? undefined : joinPath(dirOf(args[2]), p)
+    }
+    case 'symlinkat': {
+      const p = unquote(args[2])
+      return p === undefined ? undefined : joinPath(dirOf(args[1]), p)
+    }
+  }
+  const at = syscall.endsWith('at')
+  const p = unquote(at ? args[1] : args[0])
+  // utimensat(fd, NULL, ...) changes an open file's times: the fd is decoded by -y.
+  if (p === undefined) return dirOf(args[0])
+  return joinPath(at ? dirOf(args[0]) : undefined, p)
+}
+
+/** Parse the per-process trace files (strace -ff): `files` maps pid to the file's text. */
+export function parseTrace(files: ReadonlyMap<number, string>): Trace {
+  const execs: Exec[] = []
+  const network: TraceEvent[] = []
+  const writes: TraceEvent[] = []
+  const privileged: TraceEvent[] = []
+  for (const [pid, text] of [...files].sort((a, b) => a[0] - b[0])) {
+    for (const line of text.split('\n')) {
+      const m = LINE.exec(line)
+      if (m === null) continue
+      const [, syscall, argText, ret] = m as unknown as [string, string, string, string]
+      const ok = ret !== '?' && !ret.startsWith('-')
+      const args = splitArgs(argText)
+      const event = (path?: string): TraceEvent =>
+        path === undefined ? { pid, syscall, ok, line } : { pid, syscall, path, ok, line }
+      switch (syscall) {
+        case 'execve':
+        case 'execveat': {
+          const pathArg = syscall === 'execve' ? args[0] : args[1]
+          execs.push({
+            pid,
+            path: unquote(pathArg) ?? '?',
+            argv: args[syscall === 'execve' ? 1 : 2] ?? '',
+            ok,
+          })
+          continue
+        }
+        case 'socket': {
+          const family = args[0] ?? ''
+          if (!/^AF_(UNIX|LOCAL|NETLINK)$/.test(family)) network.push(event())
+          continue
+        }
+        case 'connect':
+        case 'sendto':
+        case 'sendmsg':
+        case 'sendmmsg': {
+          const family = /sa_family=(AF_\w+)/.exec(argText)?.[1]
+          if (family !== undefined && !/^AF_(UNIX|LOCAL|NETLINK)$/.test(family)) network.push(event())
+          continue
+        }
+        case 'open':
+        case 'creat':
+        case 'openat':
+        case 'openat2': {
+          const atForm = syscall === 'openat' || syscall === 'openat2'
+          const path = unquote(atForm ? args[1] : args[0])
+          const flags = atForm ? (args[2] ?? '') : syscall === 'creat' ? 'O_CREAT' : (args[1] ?? '')
+          if (path !== undefined && WRITE_FLAGS.test(flags))
+            writes.push(event(joinPath(atForm ? dirOf(args[0]) : undefined, path)))
+          continue
+        }
+        default:
+          if (PRIVILEGED.has(syscall)) {
+            privileged.push(event())
+            continue
+          }
+          if (ALWAYS_WRITES.has(syscall)) writes.push(event(writtenPath(syscall, args)))
+      }
+    }
+  }
+  return { execs, network, writes, privileged }
+}
