@@ -14,7 +14,8 @@ import type { Observation } from './worker.js'
  * - `hidden-exec`: a program ran that the classification does not show (not a command's program or
  *   argument, nor a known helper of one).
  * - `network`: a socket of an internet, packet or other non-local family, or a connection to one.
- * - `privileged`: host name, clock, mount, module, namespace changes.
+ * - `privileged`: host name, clock, mount, module, namespace, kernel log changes, and changes to
+ *   another process (priority, affinity, limits).
  * - `inconclusive`: the trace is missing or was cut, so the command was not fully checked (fail
  *   closed: this counts as a failure too).
  */
@@ -44,6 +45,7 @@ const KNOWN_CHILDREN: Readonly<Record<string, readonly (string | RegExp)[]>> = {
   zgrep: ['gzip', 'grep'],
   tar: ['gzip', 'bzip2', 'xz', 'lzma', 'zstd', 'lzip', 'lzop', 'gunzip'],
   yq: ['jq'], // the Python yq is a jq wrapper
+  rg: ['gzip', 'bzip2', 'xz', 'lz4', 'lzma', 'zstd', 'brotli'], // rg -z runs decompressors
 }
 
 const base = (p: string): string => p.slice(p.lastIndexOf('/') + 1)
@@ -53,7 +55,8 @@ export function visiblePrograms(c: CommandClassification): { names: Set<string>;
   const names = new Set<string>()
   const patterns: RegExp[] = []
   for (const cmd of c.commands) {
-    const words = cmd.argv ?? cmd.canonical.split(/\s+/)
+    // Words split at blanks too: `env -S 'ls -l'` and `flock -c 'cat x'` name programs inside a word.
+    const words = (cmd.argv ?? [cmd.canonical]).flatMap((w) => w.split(/\s+/))
     for (const w of words) names.add(base(w))
     if (cmd.program !== undefined) names.add(base(cmd.program))
   }

@@ -7,12 +7,13 @@ import {
   lutimesSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
-import { GIT_HOOKS, MARKER_PROGRAMS, shimScript } from './markers.js'
+import { GIT_HOOKS, MARKER_PROGRAMS, PAYLOAD, shimScript } from './markers.js'
 
 /**
  * The fixture: what every command sees, prepared once per process and copied per worker.
@@ -30,8 +31,10 @@ import { GIT_HOOKS, MARKER_PROGRAMS, shimScript } from './markers.js'
 
 export const SANDBOX_HOME = '/home/agent'
 export const SANDBOX_CWD = '/home/agent/project'
+/** Inside a worker's tree: the repositories with a working tree (their indexes are refreshed). */
+export const REPOSITORIES = ['home/project', 'home/project/vendor/evil'] as const
 /** Inside a worker's tree: the directories whose times may change transiently (see snapshot.ts). */
-export const TRANSIENT_DIRS = ['tmp', 'home/project/.git'] as const
+export const TRANSIENT_DIRS = ['tmp', ...REPOSITORIES.map((r) => `${r}/.git`)]
 
 /** Files the generator names; all exist in the fixture (paths relative to the project). */
 export const FIXTURE_FILES = [
@@ -58,6 +61,9 @@ export const FIXTURE_FILES = [
   '.gitignore',
   '.toolgate/settings.json',
   'link-to-readme',
+  'edit.sed',
+  'prog.awk',
+  'vendor/evil/lib.txt',
   '.git/config',
   '.git/HEAD',
 ] as const
@@ -152,7 +158,9 @@ export function buildTemplate(dir: string): void {
     'nested/a/b/c/deep.txt': 'deep\n',
     'file with spaces.txt': 'spaces\n',
     'package.json': '{\n  "name": "fixture",\n  "version": "1.0.0",\n  "private": true\n}\n',
-    Makefile: 'all:\n\tpwned make\n',
+    Makefile: 'X := $(shell pwned make-shell)\nall:\n\tpwned make\n',
+    'edit.sed': 'w PWN\n',
+    'prog.awk': '{ print > "PWN" }\n',
     '.env.example': 'SECRET=\n',
     '.gitignore': '.env\nbuild/\n',
     '.toolgate/settings.json': '{ "permissions": { "deny": ["read(.env)"] } }\n',
@@ -205,12 +213,44 @@ export function buildTemplate(dir: string): void {
   symlinkSync('README.md', join(project, 'link-to-readme'))
   symlinkSync('..', join(project, 'link-to-home'))
   symlinkSync('does-not-exist', join(project, 'dangling-link'))
+  buildHostileRepos(project)
   // Every hook is a marker; the samples go (they are not executable anyway).
   const hooks = join(project, '.git/hooks')
   for (const name of readdirSync(hooks)) if (name.endsWith('.sample')) rmSync(join(hooks, name))
   for (const name of GIT_HOOKS) write(join(hooks, name), shimScript('hook'), 0o755)
   // Old times everywhere except inside .git (git keeps its own index consistent).
   setTimes(dir, (rel) => !rel.includes('/.git/') && !rel.endsWith('/.git'))
+}
+
+/**
+ * Repositories inside the project whose configuration runs the payload (issue 12 class 6: git after
+ * `cd`, `env -C`, `GIT_DIR=` reads another repository's configuration): an fsmonitor (`git
+ * status`), an external diff (`git diff A B`), a gpg program, a pager. `vendor/evil` has a working
+ * tree, `evil.git` is bare. Neither is tracked by the project.
+ */
+function buildHostileRepos(project: string): void {
+  const evil = join(project, 'vendor/evil')
+  mkdirSync(evil, { recursive: true })
+  git(evil, ['init', '-q', '-b', 'main', '--template='])
+  write(join(evil, 'lib.txt'), 'one\n')
+  git(evil, ['add', '-A'])
+  git(evil, ['commit', '-q', '-m', 'one'])
+  write(join(evil, 'lib.txt'), 'one\ntwo\n')
+  git(evil, ['commit', '-q', '-am', 'two'])
+  git(project, ['clone', '-q', '--bare', '--template=', 'vendor/evil', 'evil.git'])
+  const config = [
+    '[core]',
+    `\tfsmonitor = ${PAYLOAD} fsmonitor`,
+    `\tpager = ${PAYLOAD} pager`,
+    '[diff]',
+    `\texternal = ${PAYLOAD} external-diff`,
+    '[gpg]',
+    `\tprogram = ${PAYLOAD} gpg`,
+    '',
+  ].join('\n')
+  for (const dir of [join(evil, '.git'), join(project, 'evil.git')]) {
+    writeFileSync(join(dir, 'config'), `${readFileSync(join(dir, 'config'), 'utf8')}${config}`)
+  }
 }
 
 function setTimes(root: string, filter: (rel: string) => boolean): void {

@@ -77,6 +77,19 @@ export function spell(value: string): fc.Arbitrary<string> {
       arbitrary: fc.constant(value.replace(/[^A-Za-z0-9]/g, '\\$&').replace(/^([A-Za-z0-9])/, '\\$1')),
       weight: 1,
     })
+  // Every byte escaped: $'\x6c\x73' is ls, and so are the octal and \u forms.
+  options.push({
+    arbitrary: fc.constantFrom('x', 'o', 'u').map((form) => {
+      const esc = [...value].map((c) => {
+        const n = c.charCodeAt(0)
+        if (form === 'x') return `\\x${n.toString(16).padStart(2, '0')}`
+        if (form === 'o') return `\\${n.toString(8).padStart(3, '0')}`
+        return `\\u${n.toString(16).padStart(4, '0')}`
+      })
+      return `$'${esc.join('')}'`
+    }),
+    weight: 1,
+  })
   return fc.oneof(...options)
 }
 
@@ -460,8 +473,32 @@ const simpleFromSpec = (spec: ProgramSpec): fc.Arbitrary<Frag> =>
     })
 
 const CUSTOM = new Set(['git', 'sed', 'awk', 'find'])
+// The everyday readers come up more often: most traffic is theirs, and their verdicts get run.
+const COMMON = new Set([
+  'cat',
+  'ls',
+  'grep',
+  'head',
+  'tail',
+  'wc',
+  'sort',
+  'echo',
+  'stat',
+  'jq',
+  'tree',
+  'rg',
+  'diff',
+  'tee',
+  'uniq',
+  'file',
+  'date',
+  'printf',
+])
 const specCommand: fc.Arbitrary<Frag> = fc.oneof(
-  ...PROGRAMS.filter((p) => !CUSTOM.has(p.name)).map(simpleFromSpec),
+  ...PROGRAMS.filter((p) => !CUSTOM.has(p.name)).map((p) => ({
+    arbitrary: simpleFromSpec(p),
+    weight: COMMON.has(p.name) ? 4 : 1,
+  })),
 )
 
 // git: global options, a subcommand, its options and operands.
@@ -842,13 +879,47 @@ function fillGit(template: string): fc.Arbitrary<string> {
   )
 }
 
+/** Where git runs: here, or in a repository whose configuration runs the payload (fixture.ts). */
+const GIT_PLACES = [
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  'cd vendor/evil && ',
+  'cd evil.git; ',
+  'cd vendor/evil; command ',
+  'env -C vendor/evil ',
+  'env --chdir=evil.git ',
+  'GIT_DIR=vendor/evil/.git ',
+  'pushd vendor/evil >/dev/null && ',
+  'cd src && ',
+  'cd nested/a && ',
+  'cd vendor && cd evil && ',
+]
+
+const GIT_NAMES = [
+  'git',
+  'git',
+  'git',
+  'git',
+  '/usr/bin/git',
+  'command git',
+  '\\git',
+  'nice git',
+  'timeout 9 git',
+  'time git',
+]
+
 const gitCommand: fc.Arbitrary<Frag> = fc
   .record({
-    name: spell('git'),
+    place: pick(GIT_PLACES),
+    name: pick(GIT_NAMES).chain((n) => (n === 'git' ? spell(n) : fc.constant(n))),
     globals: fc.array(pick(GIT_GLOBALS).chain(fill), { maxLength: 2 }),
     sub: gitSub,
   })
-  .chain(({ name, globals, sub }) =>
+  .chain(({ place, name, globals, sub }) =>
     fc
       .record({
         subSpelled: spell(sub),
@@ -858,7 +929,7 @@ const gitCommand: fc.Arbitrary<Frag> = fc
       .map(({ subSpelled, args, extra }) =>
         frag(
           [
-            name,
+            place + name,
             ...globals,
             subSpelled,
             ...args.filter((a) => a !== ''),
@@ -1047,6 +1118,93 @@ const codeRunner: fc.Arbitrary<Frag> = pick(CODE_RUNNERS)
   .chain(fill)
   .map((t) => frag(t))
 
+/**
+ * Shapes that make bash run something a word-level reading misses: command names spelled through
+ * escapes, braces or line continuations, arithmetic contexts that evaluate array subscripts,
+ * aliases, sort spilling to temporary files (and its compressor), make's dry run.
+ */
+const TRAPS: readonly string[] = [
+  `pw\\\nned cmdname-continuation`,
+  `$'\\x70wned' ansi-c-name`,
+  `{${PAYLOAD},brace-name}`,
+  '{ls,-la}',
+  `"pw"ned quoted-name`,
+  `p\\wned escaped-name`,
+  `\${x:-${PAYLOAD}} default-name`,
+  `$(echo ${PAYLOAD}) substituted-name`,
+  `echo $\\\n(${PAYLOAD} word-continuation)`,
+  'echo `\\\n' + PAYLOAD + '`',
+  `[[ 1 -eq 'a[$(${PAYLOAD} arith-test)]' ]]`,
+  `[[ -v 'a[$(${PAYLOAD} v-test)]' ]]`,
+  `[[ a[$(${PAYLOAD})] -gt 0 ]]`,
+  `(( a[$(${PAYLOAD} arith-cmd)] ))`,
+  `(( 'a[$(${PAYLOAD})]' ))`,
+  `test -v 'a[$(${PAYLOAD} test-v)]'`,
+  `[ -v 'a[$(${PAYLOAD})]' ]`,
+  `x='a[$(${PAYLOAD} arith-var)]'; echo $((x))`,
+  `for ((i=a[$(${PAYLOAD})]; i<1; i++)); do :; done`,
+  `case $(${PAYLOAD}) in *) ;; esac`,
+  `for f in $(${PAYLOAD}); do :; done`,
+  `shopt -s expand_aliases; alias ls=${PAYLOAD}\nls alias`,
+  `alias ls=${PAYLOAD}\nls`,
+  'seq 1 30000 | sort -S 1 -T .',
+  'seq 1 30000 | sort -S 1 -T /tmp',
+  `seq 1 30000 | sort -S 1 --compress-program=${PAYLOAD}`,
+  'seq 1 30000 | sort -S 1 -o PWN',
+  'make -n',
+  'make -q',
+  'make -p -f /dev/null',
+  'sed -f edit.sed notes.txt',
+  'sed -nf edit.sed notes.txt',
+  'awk -f prog.awk notes.txt',
+  'gawk -i ./prog.awk 1 notes.txt',
+  'gawk -d notes.txt',
+  'gawk -p 1 notes.txt',
+  'gawk -o 1 notes.txt',
+  'gawk --dump-variables 1 notes.txt',
+  `tee >(${PAYLOAD})`,
+  `diff <(ls) <(${PAYLOAD})`,
+  'ls > >(cat)',
+  `echo "$(cat <<EOF\n$(${PAYLOAD} nested-heredoc)\nEOF\n)"`,
+  `cat <<EOF\n$(\nEOF\n${PAYLOAD}\n)\nEOF`,
+  `$(cat <<EOF\n)\nEOF\n${PAYLOAD})`,
+  `cat <<"E"OF\n$(${PAYLOAD})\nEOF`,
+  `cat << 'EOF' | sh\n${PAYLOAD}\nEOF`,
+  `bash <<< ${PAYLOAD}`,
+  `exec 3>PWN`,
+  `exec >PWN; ls`,
+  `trap ${PAYLOAD} EXIT; ls`,
+  `ls; trap '${PAYLOAD}' DEBUG; ls`,
+  `command_not_found_handle() { ${PAYLOAD}; }; nosuchprogram`,
+  `ls() { ${PAYLOAD}; }; ls`,
+  'ionice -p 1 -c 3',
+  'renice -n 5 -p 1',
+  'taskset -p 1 1',
+  'prlimit --pid 1 --nofile=10:10',
+  'dmesg -C',
+  'sysctl -w kernel.hostname=x',
+  'ip link set lo down',
+  'hostname -F /etc/hostname',
+  'script -qc true PWN',
+  'nohup ls',
+  'ls | tee /dev/null',
+  'ls >/dev/null 2>&1 | tee -a /dev/null',
+  `git -C vendor/evil status`,
+  `GIT_DIR=evil.git git log -p --ext-diff`,
+  'cd vendor/evil && git status',
+  'cd vendor/evil && command git status',
+  'cd evil.git && git diff HEAD~1 HEAD',
+  'cd vendor/evil; git log --show-signature -1',
+  '(cd vendor/evil && git status)',
+  '{ cd vendor/evil; git status; }',
+  'env -C vendor/evil git status',
+  'cd vendor && cd evil && git status',
+  'cd - >/dev/null; cd vendor/evil && git status',
+  'for d in vendor/evil; do (cd "$d" && git status); done',
+]
+
+const trap: fc.Arbitrary<Frag> = pick(TRAPS).map((t) => frag(t))
+
 /** echo/cat/printf/test/[ with expansions: the words are where hidden code hides. */
 const expansionCommand: fc.Arbitrary<Frag> = fc
   .tuple(
@@ -1106,6 +1264,7 @@ export const simpleCommand: fc.Arbitrary<Frag> = fc.oneof(
   { arbitrary: heredocCommand, weight: 8 },
   { arbitrary: decorated(expansionCommand), weight: 7 },
   { arbitrary: codeRunner, weight: 2 },
+  { arbitrary: trap, weight: 4 },
 )
 
 // ---- compound commands -------------------------------------------------------------------------
@@ -1156,9 +1315,13 @@ const COMPOUNDS: readonly ((a: Frag, b: Frag) => Frag)[] = [
   (a) => frag(`cd .. && ${a.t}`, a.h),
 ]
 
+/** A compound command, sometimes with a redirect of its own (`{ ls; } > out`, `done < notes.txt > x`). */
 const compound: fc.Arbitrary<Frag> = fc
-  .tuple(pick(COMPOUNDS), listOf(simpleCommand), listOf(simpleCommand))
-  .map(([c, a, b]) => c(a, b))
+  .tuple(pick(COMPOUNDS), listOf(simpleCommand), listOf(simpleCommand), rarely(redirect, 4))
+  .map(([c, a, b, r]) => {
+    const f = c(a, b)
+    return r === null ? f : frag(`${f.t} ${r}`, f.h)
+  })
 
 const line: fc.Arbitrary<Frag> = fc.oneof(
   { arbitrary: simpleCommand, weight: 10 },

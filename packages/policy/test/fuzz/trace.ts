@@ -1,7 +1,8 @@
 /**
  * The syscall trace of a command (strace -f -ff inside the sandbox) and what it shows: programs
  * executed, sockets opened, write attempts that the snapshot cannot see (they failed, or they went
- * outside the fixture), and privileged state changes (host name, clock, mounts).
+ * outside the fixture), and privileged state changes (host name, clock, mounts, kernel log, another
+ * process's priority, affinity or limits).
  */
 
 /** Syscalls traced. Reads are traced too (openat), since strace filters by syscall, not by flags. */
@@ -63,6 +64,14 @@ export const TRACED_SYSCALLS = [
   'acct',
   'setns',
   'unshare',
+  'syslog',
+  'setpriority',
+  'ioprio_set',
+  'sched_setaffinity',
+  'sched_setscheduler',
+  'sched_setparam',
+  'sched_setattr',
+  'prlimit64',
 ] as const
 
 const ALWAYS_WRITES = new Set([
@@ -277,6 +286,23 @@ export function parseTrace(files: ReadonlyMap<number, string>): Trace {
           const flags = atForm ? (args[2] ?? '') : syscall === 'creat' ? 'O_CREAT' : (args[1] ?? '')
           if (path !== undefined && WRITE_FLAGS.test(flags))
             writes.push(event(joinPath(atForm ? dirOf(args[0]) : undefined, path)))
+          continue
+        }
+        case 'syslog':
+          // Reading the kernel log is not a change; clearing it or setting the console level is.
+          if (/SYSLOG_ACTION_(CLEAR|READ_CLEAR|CONSOLE)/.test(args[0] ?? '')) privileged.push(event())
+          continue
+        case 'setpriority':
+        case 'ioprio_set':
+        case 'sched_setaffinity':
+        case 'sched_setscheduler':
+        case 'sched_setparam':
+        case 'sched_setattr':
+        case 'prlimit64': {
+          // A process may change itself (nice, ionice, prlimit on their own exec); another one, no.
+          const target = syscall === 'setpriority' || syscall === 'ioprio_set' ? args[1] : args[0]
+          if (syscall === 'prlimit64' && args[2] === 'NULL') continue
+          if (target !== undefined && target !== '0' && target !== String(pid)) privileged.push(event())
           continue
         }
         default:

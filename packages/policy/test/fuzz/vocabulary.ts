@@ -48,7 +48,19 @@ export const NEW_FILES: readonly string[] = [
   'src',
 ]
 
-export const DIRS: readonly string[] = ['.', 'src', 'docs', 'nested', '..', '~', '/tmp', 'dashes', '.git']
+export const DIRS: readonly string[] = [
+  '.',
+  'src',
+  'docs',
+  'nested',
+  '..',
+  '~',
+  '/tmp',
+  'dashes',
+  '.git',
+  'vendor/evil',
+  'evil.git',
+]
 
 export const NUMS: readonly string[] = ['0', '1', '2', '3', '10', '-1', '1M', '1k']
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { chownTree, TRANSIENT_DIRS } from './fixture.js'
+import { chownTree, REPOSITORIES, TRANSIENT_DIRS } from './fixture.js'
 import { MARKER_LOG, type MarkerRun, parseMarkerLog } from './markers.js'
 import { type Exit, type Paths, runSandboxed, type SandboxIds, TRACE_PREFIX } from './sandbox.js'
 import { type Change, diffSnapshots, type Snapshot, snapshot } from './snapshot.js'
@@ -44,14 +44,20 @@ export class Worker {
   reset(): void {
     rmSync(this.paths.tree, { recursive: true, force: true })
     execFileSync('cp', ['-a', this.template, this.paths.tree])
-    // cp gives new inodes and ctimes; refresh the index now so `git status` in the sandbox has
-    // nothing to rewrite. Hooks off: post-index-change is a marker.
-    execFileSync('git', ['-c', 'core.hooksPath=/dev/null', 'update-index', '-q', '--refresh'], {
-      cwd: join(this.paths.tree, 'home/project'),
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: join(this.paths.tree, 'home') },
-      stdio: 'ignore',
-      ...this.asSandboxUser(),
-    })
+    // cp gives new inodes and ctimes; refresh the indexes now so `git status` in the sandbox has
+    // nothing to rewrite. Hooks and fsmonitor off: they are markers here.
+    for (const repo of REPOSITORIES) {
+      execFileSync(
+        'git',
+        ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'update-index', '-q', '--refresh'],
+        {
+          cwd: join(this.paths.tree, repo),
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: join(this.paths.tree, 'home') },
+          stdio: 'ignore',
+          ...this.asSandboxUser(),
+        },
+      )
+    }
     this.baseline = snapshot(this.paths.tree)
     this.clearMarkers()
   }
