@@ -1133,7 +1133,7 @@ const TRAPS: readonly string[] = [
   `\${x:-${PAYLOAD}} default-name`,
   `$(echo ${PAYLOAD}) substituted-name`,
   `echo $\\\n(${PAYLOAD} word-continuation)`,
-  'echo `\\\n' + PAYLOAD + '`',
+  `echo \`\\\n${PAYLOAD}\``,
   `[[ 1 -eq 'a[$(${PAYLOAD} arith-test)]' ]]`,
   `[[ -v 'a[$(${PAYLOAD} v-test)]' ]]`,
   `[[ a[$(${PAYLOAD})] -gt 0 ]]`,
