@@ -50,13 +50,36 @@ const KNOWN_CHILDREN: Readonly<Record<string, readonly (string | RegExp)[]>> = {
 
 const base = (p: string): string => p.slice(p.lastIndexOf('/') + 1)
 
+/**
+ * Words of a command's canonical text when the classifier gives no argv (a word is dynamic): quotes
+ * and backslashes dropped, `$'...'` escapes decoded. Generous on purpose: it may take a quoted
+ * `$(ls)` for a word `$(ls)`, never for `ls`.
+ */
+function looseWords(text: string): string[] {
+  return text
+    .split(/\s+/)
+    .map((t) =>
+      t
+        .replace(/\$'((?:[^'\\]|\\.)*)'/g, (_, body: string) =>
+          body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|[0-7]{1,3}|.)/g, (__, e: string) =>
+            e[0] === 'x' || e[0] === 'u'
+              ? String.fromCharCode(Number.parseInt(e.slice(1), 16))
+              : /^[0-7]+$/.test(e)
+                ? String.fromCharCode(Number.parseInt(e, 8))
+                : e,
+          ),
+        )
+        .replace(/['"\\]/g, ''),
+    )
+}
+
 /** The program names a classification shows: programs, argument words, and their known helpers. */
 export function visiblePrograms(c: CommandClassification): { names: Set<string>; patterns: RegExp[] } {
   const names = new Set<string>()
   const patterns: RegExp[] = []
   for (const cmd of c.commands) {
     // Words split at blanks too: `env -S 'ls -l'` and `flock -c 'cat x'` name programs inside a word.
-    const words = (cmd.argv ?? [cmd.canonical]).flatMap((w) => w.split(/\s+/))
+    const words = cmd.argv?.flatMap((w) => w.split(/\s+/)) ?? looseWords(cmd.canonical)
     for (const w of words) names.add(base(w))
     if (cmd.program !== undefined) names.add(base(cmd.program))
   }

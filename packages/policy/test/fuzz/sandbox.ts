@@ -172,8 +172,17 @@ export function runSandboxed(
 }
 
 export type Availability =
-  | { readonly ok: true; readonly bwrap: string; readonly strace: string }
+  | {
+      readonly ok: true
+      readonly bwrap: string
+      readonly strace: string
+      /** Programs of the classifier's table the fuzzer cannot prove here (not installed). */
+      readonly missing: readonly string[]
+    }
   | { readonly ok: false; readonly reason: string }
+
+/** Installed by .ci/run: without them their verdicts are never run (the command is not found). */
+export const COVERAGE_PROGRAMS = ['tree', 'busybox', 'gawk', 'jq'] as const
 
 function which(program: string): string | undefined {
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
@@ -245,5 +254,5 @@ export function probe(): Availability {
       reason: `bubblewrap cannot start an unprivileged sandbox with strace inside (uid ${ids.uid}): ${stderr}. Unprivileged user namespaces may be disabled (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone).`,
     }
   }
-  return { ok: true, bwrap, strace }
+  return { ok: true, bwrap, strace, missing: COVERAGE_PROGRAMS.filter((p) => which(p) === undefined) }
 }
