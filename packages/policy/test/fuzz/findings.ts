@@ -48,6 +48,9 @@ const KNOWN_CHILDREN: Readonly<Record<string, readonly (string | RegExp)[]>> = {
   rg: ['gzip', 'bzip2', 'xz', 'lz4', 'lzma', 'zstd', 'brotli'], // rg -z runs decompressors
 }
 
+/** strace's argv of a program asked only for its version or help (see markers.ts shimScript). */
+const VERSION_ONLY = /^\["[^"]*", "(--version|--help|-V|-version)"\]$/
+
 const base = (p: string): string => p.slice(p.lastIndexOf('/') + 1)
 
 /**
@@ -130,7 +133,8 @@ export function findings(obs: Observation, c: CommandClassification): Finding[] 
     if (e === root) continue // the harness's bash -c
     const name = base(e.path)
     if (isMarker(name)) {
-      out.push({ kind: 'marker', detail: `executed ${e.path} ${e.argv}` })
+      // As the shims do: a lone version or help request runs nothing.
+      if (!VERSION_ONLY.test(e.argv)) out.push({ kind: 'marker', detail: `executed ${e.path} ${e.argv}` })
       continue
     }
     if (!e.ok) continue

@@ -42,9 +42,11 @@ const frag = (t: string, h: readonly string[] = []): Frag => ({ t, h })
 export const flush = (f: Frag): string => f.t + f.h.join('')
 
 const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs)
+/** A counterexample shrinks across branches towards the first one (no decoration, one line). */
+const SHRINK_TO_FIRST = { withCrossShrink: true } as const
 /** `arb` once in `n` draws, otherwise null. */
 const rarely = <T>(arb: fc.Arbitrary<T>, n: number): fc.Arbitrary<T | null> =>
-  fc.oneof({ arbitrary: fc.constant(null), weight: n - 1 }, { arbitrary: arb, weight: 1 })
+  fc.oneof(SHRINK_TO_FIRST, { arbitrary: fc.constant(null), weight: n - 1 }, { arbitrary: arb, weight: 1 })
 
 // ---- words -------------------------------------------------------------------------------------
 
@@ -163,7 +165,7 @@ const EXPANSIONS: readonly string[] = [
 
 export const expansionWord: fc.Arbitrary<string> = pick(EXPANSIONS)
 
-const PLACEHOLDER = /\{(file|new|dir|num|prog|cmd|cmdq|pat|str|sed|awk|fmt|glob|jq|tar)\}/g
+const PLACEHOLDER = /\{(file|new|dir|num|prog|cmd|cmdq|cmdw|pat|str|sed|awk|fmt|glob|jq|tar)\}/g
 
 function placeholderValue(name: string): fc.Arbitrary<string> {
   switch (name) {
@@ -179,6 +181,7 @@ function placeholderValue(name: string): fc.Arbitrary<string> {
       return pick(PROGS)
     case 'cmd':
     case 'cmdq':
+    case 'cmdw':
       return pick(CMDS)
     case 'pat':
       return pick(PATTERNS)
@@ -1177,6 +1180,23 @@ const TRAPS: readonly string[] = [
   `ls; trap '${PAYLOAD}' DEBUG; ls`,
   `command_not_found_handle() { ${PAYLOAD}; }; nosuchprogram`,
   `ls() { ${PAYLOAD}; }; ls`,
+  // Brace expansion turns one word into several: an output operand, an option and its value.
+  'uniq {notes.txt,PWN}',
+  'uniq -c notes.txt{,.out}',
+  'sort {-o,PWN} notes.txt',
+  'sort notes.txt -{o,}PWN',
+  'sed {-i,s/a/b/} notes.txt',
+  "sed -n {'w PWN',p} notes.txt",
+  'date {-s,2020-01-01}',
+  `git {config,core.pager,${PAYLOAD}}`,
+  'git branch {NAME,}',
+  'git tag {v9,}',
+  'tee {PWN,}',
+  'tree {-o,PWN}',
+  'find . {-fprint,PWN}',
+  `env {${PAYLOAD},}`,
+  `xargs {${PAYLOAD},} < notes.txt`,
+  'cat {README.md,notes.txt} {x,y}',
   'ionice -p 1 -c 3',
   'renice -n 5 -p 1',
   'taskset -p 1 1',
@@ -1244,6 +1264,7 @@ const decorated = (base: fc.Arbitrary<Frag>): fc.Arbitrary<Frag> =>
       base,
       env: rarely(envPrefix, 10),
       redirects: fc.oneof(
+        SHRINK_TO_FIRST,
         { arbitrary: fc.constant<string[]>([]), weight: 6 },
         { arbitrary: fc.array(redirect, { minLength: 1, maxLength: 2 }), weight: 4 },
       ),
@@ -1280,6 +1301,7 @@ function listOf(item: fc.Arbitrary<Frag>): fc.Arbitrary<Frag> {
     .tuple(
       item,
       fc.oneof(
+        SHRINK_TO_FIRST,
         { arbitrary: fc.constant<[string, Frag][]>([]), weight: 1 },
         { arbitrary: fc.array(fc.tuple(sep, item), { minLength: 1, maxLength: 2 }), weight: 3 },
       ),
@@ -1324,6 +1346,7 @@ const compound: fc.Arbitrary<Frag> = fc
   })
 
 const line: fc.Arbitrary<Frag> = fc.oneof(
+  SHRINK_TO_FIRST,
   { arbitrary: simpleCommand, weight: 10 },
   { arbitrary: listOf(simpleCommand), weight: 6 },
   { arbitrary: compound, weight: 3 },
@@ -1333,6 +1356,7 @@ const line: fc.Arbitrary<Frag> = fc.oneof(
 /** A script: one or more lines, each followed by the heredoc bodies it opened. */
 const structured: fc.Arbitrary<string> = fc
   .oneof(
+    SHRINK_TO_FIRST,
     { arbitrary: fc.tuple(line).map((ls): Frag[] => ls), weight: 5 },
     { arbitrary: fc.tuple(line, line).map((ls): Frag[] => ls), weight: 1 },
   )

@@ -114,6 +114,14 @@ describe.skipIf(!avail.ok)('differential fuzzer harness (real bwrap, strace, bas
     )
   })
 
+  test('a marker asked only for its version records nothing; with anything more it records', async () => {
+    expect(await seen('python3 --version; sh -V; make --help')).toEqual([])
+    const f = await seen(`python3 -c 'open("PWN", "w")' --version`)
+    expect(f.filter((x) => x.kind === 'marker').map((x) => x.detail)).toContainEqual(
+      'marker python3 -c open("PWN", "w") --version',
+    )
+  })
+
   test('a program run by absolute path with a marker name is detected (git runs /bin/sh for ! aliases)', async () => {
     const f = await seen('git boom', showing('git'))
     expect(f.map((x) => x.detail)).toContainEqual(
@@ -220,7 +228,7 @@ describe.skipIf(!avail.ok)('differential fuzzer harness (real bwrap, strace, bas
   test('a classifier that calls every command read-only is caught, and the failure is shrunk', async () => {
     const everything = (command: string): CommandClassification =>
       ({ ...classifyCommand(command), readOnly: true, writes: [] }) as CommandClassification
-    const r = await runCampaign(h, everything, { seed: 7, runs: 60, maxFailures: 5, shrinkMs: 5000 })
+    const r = await runCampaign(h, everything, { seed: 7, runs: 60, maxFailures: 5, shrinkMs: 30_000 })
     expect(r.failures.length).toBeGreaterThan(0)
     expect(r.shrunk).toBeDefined()
     expect(r.shrunk!.command.length).toBeLessThanOrEqual(r.failures[0]!.command.length)
