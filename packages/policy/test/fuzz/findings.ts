@@ -44,12 +44,16 @@ const KNOWN_CHILDREN: Readonly<Record<string, readonly (string | RegExp)[]>> = {
   fgrep: ['grep'],
   zgrep: ['gzip', 'grep'],
   tar: ['gzip', 'bzip2', 'xz', 'lzma', 'zstd', 'lzip', 'lzop', 'gunzip'],
-  yq: ['jq'], // the Python yq is a jq wrapper
+  yq: ['jq'], // the Python yq (and its xq, tomlq) is a jq wrapper
+  xq: ['jq'],
+  tomlq: ['jq'],
+  apt: ['dpkg'], // apt and apt-cache ask dpkg for the foreign architectures
+  'apt-cache': ['dpkg'],
   rg: ['gzip', 'bzip2', 'xz', 'lz4', 'lzma', 'zstd', 'brotli'], // rg -z runs decompressors
 }
 
 /** strace's argv of a program asked only for its version or help (see markers.ts shimScript). */
-const VERSION_ONLY = /^\["[^"]*", "(--version|--help|-V|-version)"\]$/
+const VERSION_ONLY = /^\["(?:[^"]*\/)?(?:[^"/]*", "(?:--version|--help|-V|-version)|(?:perl|php)", "-v)"\]$/
 
 const base = (p: string): string => p.slice(p.lastIndexOf('/') + 1)
 

@@ -55,7 +55,7 @@ export function bwrapArgv(paths: Paths, command: string, strace: string): string
     '-ff',
     '-qq',
     '--seccomp-bpf',
-    '-y',
+    '-yy', // paths of fds, and the protocol of sockets (a listening TCP socket)
     '-s',
     '256',
     '-e',

@@ -14,6 +14,7 @@ export const TRACED_SYSCALLS = [
   'sendto',
   'sendmsg',
   'sendmmsg',
+  'listen',
   'open',
   'openat',
   'openat2',
@@ -145,7 +146,10 @@ export interface TraceEvent {
 
 export interface Trace {
   readonly execs: readonly Exec[]
-  /** socket() calls of a family other than AF_UNIX/AF_LOCAL/AF_NETLINK, and connects/sends to one. */
+  /**
+   * Connections and datagrams to an internet address (loopback included), listening internet
+   * sockets, raw and packet sockets, and sockets of any other non-local family.
+   */
   readonly network: readonly TraceEvent[]
   /** Syscalls that create, change or remove a file, or open one for writing. */
   readonly writes: readonly TraceEvent[]
@@ -194,11 +198,15 @@ function unquote(arg: string | undefined): string | undefined {
   })
 }
 
-/** `3</home/agent/project>` (strace -y) -> the directory; AT_FDCWD -> undefined (relative). */
+/**
+ * `3</home/agent/project>` (strace -yy) -> the directory; `4</dev/null<char 1:3>>` -> /dev/null;
+ * AT_FDCWD -> undefined (relative).
+ */
 function dirOf(arg: string | undefined): string | undefined {
   if (arg === undefined) return undefined
   const m = /^-?\d+<(.*)>$/s.exec(arg)
-  return m === null ? undefined : m[1]
+  if (m === null) return undefined
+  return /^(.*)<(?:char|block) \d+:\d+>$/s.exec(m[1]!)?.[1] ?? m[1]
 }
 
 function joinPath(dir: string | undefined, path: string): string {
@@ -265,10 +273,17 @@ export function parseTrace(files: ReadonlyMap<number, string>): Trace {
           continue
         }
         case 'socket': {
+          // Creating an internet socket is no traffic yet (libraries probe for IPv6 that way); raw
+          // and packet sockets, and families other than local, netlink and internet, are.
           const family = args[0] ?? ''
-          if (!/^AF_(UNIX|LOCAL|NETLINK)$/.test(family)) network.push(event())
+          if (!/^AF_(UNIX|LOCAL|NETLINK|INET|INET6)$/.test(family) || /SOCK_(RAW|PACKET)/.test(args[1] ?? ''))
+            network.push(event())
           continue
         }
+        case 'listen':
+          // strace -yy shows the socket's protocol: a listening TCP socket is a server.
+          if (/<(TCP|TCPv6|UDP|UDPv6|SCTP|SCTPv6)[:>]/.test(args[0] ?? '')) network.push(event())
+          continue
         case 'connect':
         case 'sendto':
         case 'sendmsg':
