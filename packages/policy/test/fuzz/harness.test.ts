@@ -67,6 +67,12 @@ describe.skipIf(!avail.ok)('differential fuzzer harness (real bwrap, strace, bas
     ['echo x > /tmp/leak', 'created /tmp/leak (file, 2 bytes)'],
     ['/bin/mkdir d && /bin/rmdir d', 'changed /home/agent/project (mtime, ctime)'],
     ['git config user.name x', 'changed /home/agent/project/.git/config (content, size'],
+    // strace follows every descendant and the sandbox lives until the last one exits.
+    ['(sleep 0.5; /usr/bin/touch late) &', 'created /home/agent/project/late (file, 0 bytes)'],
+    [
+      'setsid -f /bin/bash -c "sleep 0.5; : > detached"',
+      'created /home/agent/project/detached (file, 0 bytes)',
+    ],
   ])('a write is detected: %j', async (command, detail) => {
     const f = await seen(command)
     expect(f.filter((x) => x.kind === 'write').map((x) => x.detail)).toContainEqual(
@@ -138,7 +144,10 @@ describe.skipIf(!avail.ok)('differential fuzzer harness (real bwrap, strace, bas
   })
 
   test.each([
-    ['exec 3<>/dev/tcp/127.0.0.1/80', 'sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, 16) = -1 ECONNREFUSED'],
+    [
+      'exec 3<>/dev/tcp/127.0.0.1/80',
+      'sin_port=htons(80), sin_addr=inet_addr("127.0.0.1")}, 16) = -1 ECONNREFUSED',
+    ],
     ['echo x > /dev/udp/127.0.0.1/53', 'sin_port=htons(53), sin_addr=inet_addr("127.0.0.1")'],
     ['getent hosts example.com', 'sin_port=htons(53)'],
     ['timeout 1 busybox nc -l -p 9999', 'listen('],

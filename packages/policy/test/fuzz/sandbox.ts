@@ -46,7 +46,7 @@ export const SANDBOX_ENV: Readonly<Record<string, string>> = {
 }
 
 // Limits set by the wrapper before strace starts (bash `ulimit` units: KiB and seconds).
-const LIMITS = 'ulimit -v 4194304; ulimit -f 262144; ulimit -t 30; ulimit -u 512'
+const LIMITS = 'ulimit -v 4194304; ulimit -f 65536; ulimit -t 30; ulimit -u 512'
 
 export function bwrapArgv(paths: Paths, command: string, strace: string): string[] {
   const traceArgs = [
