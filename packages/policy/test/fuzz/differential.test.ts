@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { check, type Failure, replay, runCampaign } from './campaign.js'
 import { readConfig } from './config.js'
 import { ISSUE_12_CORPUS } from './corpus.js'
+import { TRAPS } from './generator.js'
 import { createHarness, type Harness } from './harness.js'
 import { describeCampaign, describeFailure, writeReport } from './report.js'
 import { probe } from './sandbox.js'
@@ -98,10 +99,11 @@ describe.skipIf(!avail.ok)('differential fuzzer: every read-only verdict is safe
     return
   }
 
-  test(`issue 12 examples (${ISSUE_12_CORPUS.length} fixed commands)`, async () => {
+  const FIXED = [...new Set([...ISSUE_12_CORPUS, ...TRAPS])]
+  test(`fixed cases: issue 12's examples and the generator's traps (${FIXED.length} commands)`, async () => {
     const failures: Failure[] = []
     await Promise.all(
-      ISSUE_12_CORPUS.map(async (command) => {
+      FIXED.map(async (command) => {
         const r = await check(h, classifyCommand, command)
         if (r.observation !== undefined && r.findings.length > 0)
           failures.push({
@@ -116,16 +118,16 @@ describe.skipIf(!avail.ok)('differential fuzzer: every read-only verdict is safe
     )
     report(failures)
     if (failures.length > 0) {
-      const order = new Map(ISSUE_12_CORPUS.map((c, i) => [c, i]))
+      const order = new Map(FIXED.map((c, i) => [c, i]))
       failures.sort((a, b) => order.get(a.command)! - order.get(b.command)!)
       throw new Error(
         [
-          `${failures.length} of issue 12's example commands are classified read-only but are not safe:`,
+          `${failures.length} of the fixed commands are classified read-only but are not safe:`,
           ...failures.map((f, i) => describeFailure(f, `\n#${i + 1}`)),
         ].join('\n'),
       )
     }
-  }, 300_000)
+  }, 600_000)
 
   test(
     `${config.runs} generated commands (seed ${config.seed})`,

@@ -64,6 +64,7 @@ export const FIXTURE_FILES = [
   'edit.sed',
   'prog.awk',
   'vendor/evil/lib.txt',
+  'tools/ls',
   '.git/config',
   '.git/HEAD',
 ] as const
@@ -167,6 +168,9 @@ export function buildTemplate(dir: string): void {
   }
   for (const [name, content] of Object.entries(files)) write(join(project, name), content)
   write(join(project, 'script.sh'), '#!/bin/sh\npwned script.sh "$@"\n', 0o755)
+  // Programs named like readers, for PATH changes (`PATH=tools:$PATH; ls`).
+  for (const name of ['ls', 'git', 'cat'])
+    write(join(project, 'tools', name), `#!/bin/sh\npwned tools/${name} "$@"\n`, 0o755)
   write(join(project, 'bin.dat'), Buffer.from([0, 1, 2, 3, 255, 254, 10, 0x1b, 0x5b, 0x33, 0x31, 0x6d]))
   git(project, ['add', '-A'])
   git(project, ['commit', '-q', '-m', 'initial'], undefined, '2020-01-02T03:04:05Z')
@@ -226,7 +230,8 @@ export function buildTemplate(dir: string): void {
  * Repositories inside the project whose configuration runs the payload (issue 12 class 6: git after
  * `cd`, `env -C`, `GIT_DIR=` reads another repository's configuration): an fsmonitor (`git
  * status`), an external diff (`git diff A B`), a gpg program, a pager. `vendor/evil` has a working
- * tree, `evil.git` is bare. Neither is tracked by the project.
+ * tree, `evil.git` is bare. Neither is tracked by the project. `vendor/evil/.gitconfig` holds the
+ * same settings for a command that points HOME there.
  */
 function buildHostileRepos(project: string): void {
   const evil = join(project, 'vendor/evil')
@@ -248,6 +253,8 @@ function buildHostileRepos(project: string): void {
     `\tprogram = ${PAYLOAD} gpg`,
     '',
   ].join('\n')
+  // And a hostile "global" configuration, for `HOME=vendor/evil; git ...` (HOME is exported).
+  writeFileSync(join(evil, '.gitconfig'), config)
   for (const dir of [join(evil, '.git'), join(project, 'evil.git')]) {
     writeFileSync(join(dir, 'config'), `${readFileSync(join(dir, 'config'), 'utf8')}${config}`)
   }
