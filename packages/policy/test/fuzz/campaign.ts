@@ -69,6 +69,7 @@ export async function runCampaign(
     const n = Math.min(CHUNK, opts.runs - cases)
     const commands = fc.sample(commandArbitrary, { seed, numRuns: n })
     const pending: Promise<void>[] = []
+    const found: Failure[] = []
     for (let i = 0; i < commands.length; i++) {
       const command = commands[i]!
       const classification = classify(command)
@@ -79,7 +80,7 @@ export async function runCampaign(
         harness.run(command).then((observation) => {
           const f = findings(observation, classification)
           if (f.length > 0)
-            failures.push({
+            found.push({
               seed,
               path: String(i),
               command,
@@ -91,9 +92,10 @@ export async function runCampaign(
       )
     }
     await Promise.all(pending)
+    // In generation order (runs finish in any order).
+    failures.push(...found.sort((a, b) => Number(a.path) - Number(b.path)))
     opts.onProgress?.(cases, readOnly, failures.length)
   }
-  failures.sort((a, b) => (a.seed === b.seed ? Number(a.path) - Number(b.path) : 0))
   const result: CampaignResult = { cases, readOnly, failures, ms: performance.now() - started }
   const first = failures[0]
   if (first === undefined || opts.shrinkMs === 0) return result

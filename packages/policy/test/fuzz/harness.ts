@@ -34,12 +34,18 @@ export function createHarness(opts: {
 }): Harness {
   const base = baseDir()
   chmodSync(base, 0o755)
+  // The copies live in memory (/dev/shm): never leave them behind, not even on an early exit.
+  const dispose = (): void => {
+    rmSync(base, { recursive: true, force: true })
+    process.off('exit', dispose)
+  }
+  process.on('exit', dispose)
   const ids = sandboxIds()
   const template = join(base, 'template')
   buildTemplate(template)
   const bin = join(base, 'bin')
   buildMarkerBin(bin)
-  if (ids.uid !== process.getuid?.()) chownTree(template, ids.uid, ids.gid)
+  if (ids.switchUser) chownTree(template, ids.uid, ids.gid)
   const idle: Worker[] = []
   for (let i = 0; i < opts.concurrency; i++) {
     idle.push(new Worker(template, join(base, `w${i}`), bin, ids, { bwrap: opts.bwrap, strace: opts.strace }))
@@ -65,8 +71,6 @@ export function createHarness(opts: {
         release(w)
       }
     },
-    dispose() {
-      rmSync(base, { recursive: true, force: true })
-    },
+    dispose,
   }
 }

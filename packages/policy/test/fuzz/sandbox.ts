@@ -16,12 +16,21 @@ import { TRACED_SYSCALLS } from './trace.js'
 export interface SandboxIds {
   readonly uid: number
   readonly gid: number
+  /** The harness runs as another user (root): spawn as these ids and give them the trees. */
+  readonly switchUser: boolean
 }
 
 /** Run as the current user; as root, as nobody (65534). */
 export function sandboxIds(): SandboxIds {
   const uid = process.getuid?.() ?? 0
-  return uid === 0 ? { uid: 65534, gid: 65534 } : { uid, gid: process.getgid?.() ?? uid }
+  return uid === 0
+    ? { uid: 65534, gid: 65534, switchUser: true }
+    : { uid, gid: process.getgid?.() ?? uid, switchUser: false }
+}
+
+/** Spawn options that run a child as the sandbox user. */
+export function asSandboxUser(ids: SandboxIds): { uid?: number; gid?: number } {
+  return ids.switchUser ? { uid: ids.uid, gid: ids.gid } : {}
 }
 
 export interface Paths {
@@ -141,7 +150,8 @@ export function runSandboxed(
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
       env: SANDBOX_ENV,
-      ...(opts.ids.uid !== process.getuid?.() ? { uid: opts.ids.uid, gid: opts.ids.gid } : {}),
+      cwd: '/',
+      ...asSandboxUser(opts.ids),
     })
     let stdout = ''
     let stderr = ''
@@ -244,7 +254,7 @@ export function probe(): Availability {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: SANDBOX_ENV,
         timeout: 10_000,
-        ...(ids.uid !== process.getuid?.() ? { uid: ids.uid, gid: ids.gid } : {}),
+        ...asSandboxUser(ids),
       },
     )
   } catch (e) {

@@ -3,7 +3,14 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { chownTree, REPOSITORIES, TRANSIENT_DIRS } from './fixture.js'
 import { MARKER_LOG, type MarkerRun, parseMarkerLog } from './markers.js'
-import { type Exit, type Paths, runSandboxed, type SandboxIds, TRACE_PREFIX } from './sandbox.js'
+import {
+  asSandboxUser,
+  type Exit,
+  type Paths,
+  runSandboxed,
+  type SandboxIds,
+  TRACE_PREFIX,
+} from './sandbox.js'
 import { type Change, diffSnapshots, type Snapshot, snapshot } from './snapshot.js'
 import { parseTrace, type Trace } from './trace.js'
 
@@ -19,6 +26,7 @@ export interface Observation {
 }
 
 const MAX_TRACE_BYTES = 64 * 1024 * 1024
+const MAX_MARKER_LOG = 1024 * 1024
 
 /**
  * A worker owns one copy of the fixture and one marker directory. The copy is reused while no
@@ -54,7 +62,7 @@ export class Worker {
           cwd: join(this.paths.tree, repo),
           env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: join(this.paths.tree, 'home') },
           stdio: 'ignore',
-          ...this.asSandboxUser(),
+          ...asSandboxUser(this.ids),
         },
       )
     }
@@ -62,14 +70,10 @@ export class Worker {
     this.clearMarkers()
   }
 
-  private asSandboxUser(): { uid?: number; gid?: number } {
-    return this.ids.uid !== process.getuid?.() ? { uid: this.ids.uid, gid: this.ids.gid } : {}
-  }
-
   private clearMarkers(): void {
     rmSync(this.paths.markers, { recursive: true, force: true })
     mkdirSync(this.paths.markers, { mode: 0o755 })
-    if (this.ids.uid !== process.getuid?.()) chownTree(this.paths.markers, this.ids.uid, this.ids.gid)
+    if (this.ids.switchUser) chownTree(this.paths.markers, this.ids.uid, this.ids.gid)
   }
 
   async run(command: string, timeoutMs: number): Promise<Observation> {
@@ -90,7 +94,7 @@ export class Worker {
     for (const name of readdirSync(this.paths.markers)) {
       const path = join(this.paths.markers, name)
       if (name === MARKER_LOG) {
-        markers = parseMarkerLog(readFileSync(path, 'utf8'))
+        markers = parseMarkerLog(readFileSync(path, 'utf8').slice(0, MAX_MARKER_LOG))
         continue
       }
       const m = new RegExp(`^${TRACE_PREFIX}\\.(\\d+)$`).exec(name)
