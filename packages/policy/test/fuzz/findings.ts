@@ -26,9 +26,11 @@ export interface Finding {
   readonly detail: string
 }
 
-// Write targets that are not files: devices and descriptors.
+// Write targets that are not files: devices, descriptors, and the process's own /proc entries
+// (coredump_filter, oom_score_adj: a process may adjust itself, as the JVM does at start; not
+// /proc/self/root/... or /proc/self/cwd/..., which are paths into the file system).
 const HARMLESS_WRITE_TARGET =
-  /^\/dev\/(null|zero|full|tty|stdout|stderr|stdin|random|urandom|fd\/\d+|pts\/\d+)$|^\/proc\/self\/fd\/\d+$/
+  /^\/dev\/(null|zero|full|tty|console|stdout|stderr|stdin|random|urandom|fd\/\d+|pts\/\d+)$|^\/proc\/(self|thread-self)\/([^/]+|fd\/\d+)$/
 
 /**
  * Programs that a visible program legitimately runs itself. Each entry is a fact about the program,
@@ -48,12 +50,14 @@ const KNOWN_CHILDREN: Readonly<Record<string, readonly (string | RegExp)[]>> = {
   xq: ['jq'],
   tomlq: ['jq'],
   apt: ['dpkg'], // apt and apt-cache ask dpkg for the foreign architectures
+  dpkg: ['dpkg-query'], // dpkg -s, -l, -L are dpkg-query
   'apt-cache': ['dpkg'],
   rg: ['gzip', 'bzip2', 'xz', 'lz4', 'lzma', 'zstd', 'brotli'], // rg -z runs decompressors
 }
 
 /** strace's argv of a program asked only for its version or help (see markers.ts shimScript). */
-const VERSION_ONLY = /^\["(?:[^"]*\/)?(?:[^"/]*", "(?:--version|--help|-V|-version)|(?:perl|php)", "-v)"\]$/
+const VERSION_ONLY =
+  /^\["(?:[^"]*\/)?(?:[^"/]*", "(?:--version|--help|-V|-version)|(?:perl|php)", "-v|python3?", "-VV)"\]$/
 
 const base = (p: string): string => p.slice(p.lastIndexOf('/') + 1)
 

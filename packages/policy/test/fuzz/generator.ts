@@ -220,6 +220,28 @@ function fillRaw(template: string): fc.Arbitrary<string> {
     })
 }
 
+// Plain words may be re-spelled; globs, braces, tildes and reserved words keep their meaning only raw.
+const RESPELLABLE = /^[A-Za-z0-9_./:=,+@%^-]+$/
+const RESERVED = new Set([
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'for',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'while',
+  'until',
+  'in',
+  'function',
+  'select',
+  'time',
+  'coproc',
+])
+
 /**
  * A template of shell text to shell text: literal parts stay as written (plain words may be
  * re-spelled), each placeholder's value is spelled as a quoted or raw word part. `{cmdq}` is put
@@ -232,7 +254,7 @@ export function fill(template: string): fc.Arbitrary<string> {
       ...tokens.map((tok): fc.Arbitrary<string> => {
         const names = [...tok.matchAll(PLACEHOLDER)].map((m) => m[1]!)
         if (names.length === 0)
-          return RAW_OK.test(tok) && !/[*?[{~]/.test(tok) ? spell(tok) : fc.constant(tok)
+          return RESPELLABLE.test(tok) && !RESERVED.has(tok) ? spell(tok) : fc.constant(tok)
         const parts = tok.split(PLACEHOLDER)
         // split with a capture group interleaves literals and placeholder names.
         return fc

@@ -205,6 +205,7 @@ describe.skipIf(!avail.ok)('differential fuzzer harness (real bwrap, strace, bas
     'cd src && ls',
     'cat ~/.ssh/id_rsa .env',
     'sleep 0.1',
+    'ss -tln; ss -x; pidof bash; dpkg -s bash; python3 -VV; perl -v',
   ]
   test.each(CLEAN)('no violation from an everyday read-only command: %j', async (command) => {
     expect(await seen(command)).toEqual([])

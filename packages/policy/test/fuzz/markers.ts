@@ -151,7 +151,7 @@ export const MARKER_LOG = 'runs'
 /**
  * The shim: dash, builtins only (no program runs between the call and the record), one line per
  * run appended to the log. `kind` is `run` for PATH shims and `hook` for git hooks. A lone
- * `--version`, `-V`, `-version` or `--help` (and perl's and php's `-v`) is answered without a record:
+ * `--version`, `-V`, `-version` or `--help` (and perl's and php's `-v`, python's `-VV`) is answered without a record:
  * it runs nothing and reads no stdin. Not `-v` in general: `sh -v`, `python3 -v` and `ruby -v` go on
  * to run the script on stdin.
  */
@@ -159,7 +159,7 @@ export function shimScript(kind: 'run' | 'hook'): string {
   return [
     '#!/bin/sh',
     '# toolgate differential fuzzer marker: records that it ran, then does nothing.',
-    'case "${0##*/}:$#:$1" in *:1:--version|*:1:--help|*:1:-V|*:1:-version|perl:1:-v|php:1:-v) echo "marker ${0##*/}"; exit 0;; esac',
+    'case "${0##*/}:$#:$1" in *:1:--version|*:1:--help|*:1:-V|*:1:-version|perl:1:-v|php:1:-v|python*:1:-VV) echo "marker ${0##*/}"; exit 0;; esac',
     `printf '%s %s' '${kind}' "\${0##*/}" >> ${SANDBOX_MARKER_DIR}/${MARKER_LOG}`,
     `for a in "$@"; do printf ' %s' "$a" >> ${SANDBOX_MARKER_DIR}/${MARKER_LOG}; done`,
     `printf '\\n' >> ${SANDBOX_MARKER_DIR}/${MARKER_LOG}`,

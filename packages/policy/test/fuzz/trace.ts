@@ -274,9 +274,12 @@ export function parseTrace(files: ReadonlyMap<number, string>): Trace {
         }
         case 'socket': {
           // Creating an internet socket is no traffic yet (libraries probe for IPv6 that way); raw
-          // and packet sockets, and families other than local, netlink and internet, are.
+          // internet sockets, and families other than local, netlink (raw by nature: `ss`, `ip`) and
+          // internet, are.
           const family = args[0] ?? ''
-          if (!/^AF_(UNIX|LOCAL|NETLINK|INET|INET6)$/.test(family) || /SOCK_(RAW|PACKET)/.test(args[1] ?? ''))
+          const local = /^AF_(UNIX|LOCAL|NETLINK)$/.test(family)
+          const internet = /^AF_INET6?$/.test(family)
+          if (!(local || internet) || (internet && /SOCK_(RAW|PACKET)/.test(args[1] ?? '')))
             network.push(event())
           continue
         }
