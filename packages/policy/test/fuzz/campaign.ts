@@ -37,12 +37,28 @@ export interface CampaignResult {
 
 export type Classify = (command: string) => CommandClassification
 
+export interface Checked {
+  readonly classification: CommandClassification
+  /** Present when the command was classified read-only and so was run. */
+  readonly observation?: Observation
+  readonly findings: Finding[]
+}
+
+/** The failure a checked command is, if it ran and did something. */
+export function failureOf(command: string, r: Checked, seed: number, path: string): Failure | undefined {
+  if (r.observation === undefined || r.findings.length === 0) return undefined
+  return {
+    seed,
+    path,
+    command,
+    reason: r.classification.reason,
+    findings: r.findings,
+    observation: r.observation,
+  }
+}
+
 /** Classify, run if read-only, judge. `undefined` when not read-only (nothing ran). */
-export async function check(
-  harness: Harness,
-  classify: Classify,
-  command: string,
-): Promise<{ classification: CommandClassification; observation?: Observation; findings: Finding[] }> {
+export async function check(harness: Harness, classify: Classify, command: string): Promise<Checked> {
   const classification = classify(command)
   if (!classification.readOnly) return { classification, findings: [] }
   const observation = await harness.run(command)
@@ -78,16 +94,13 @@ export async function runCampaign(
       readOnly++
       pending.push(
         harness.run(command).then((observation) => {
-          const f = findings(observation, classification)
-          if (f.length > 0)
-            found.push({
-              seed,
-              path: String(i),
-              command,
-              reason: classification.reason,
-              findings: f,
-              observation,
-            })
+          const f = failureOf(
+            command,
+            { classification, observation, findings: findings(observation, classification) },
+            seed,
+            String(i),
+          )
+          if (f !== undefined) found.push(f)
         }),
       )
     }
@@ -113,16 +126,9 @@ export async function shrink(
   let last: Failure | undefined
   const details = await fc.check(
     fc.asyncProperty(commandArbitrary, async (command) => {
-      const r = await check(harness, classify, command)
-      if (r.findings.length === 0 || r.observation === undefined) return true
-      last = {
-        seed: failure.seed,
-        path: '',
-        command,
-        reason: r.classification.reason,
-        findings: r.findings,
-        observation: r.observation,
-      }
+      const f = failureOf(command, await check(harness, classify, command), failure.seed, '')
+      if (f === undefined) return true
+      last = f
       return false
     }),
     {
@@ -133,21 +139,8 @@ export async function shrink(
       markInterruptAsFailure: false,
     },
   )
-  if (!details.failed || last === undefined || details.counterexample === null) return undefined
-  // The property's last failing call is the counterexample fast-check settled on.
-  const [command] = details.counterexample
-  if (command !== last.command) {
-    const r = await check(harness, classify, command)
-    if (r.observation === undefined || r.findings.length === 0) return undefined
-    return {
-      ...last,
-      command,
-      reason: r.classification.reason,
-      findings: r.findings,
-      observation: r.observation,
-      path: details.counterexamplePath ?? '',
-    }
-  }
+  // fast-check settles on the last failing value it saw, which is the last call that failed.
+  if (!details.failed || last === undefined || details.counterexample?.[0] !== last.command) return undefined
   return { ...last, path: details.counterexamplePath ?? '' }
 }
 
@@ -157,8 +150,8 @@ export async function replay(
   classify: Classify,
   seed: number,
   path: string,
-): Promise<{ command: string; result: Awaited<ReturnType<typeof check>> }> {
-  let seen: { command: string; result: Awaited<ReturnType<typeof check>> } | undefined
+): Promise<{ command: string; result: Checked }> {
+  let seen: { command: string; result: Checked } | undefined
   await fc.check(
     fc.asyncProperty(commandArbitrary, async (command) => {
       // A replayed shrink path may go on to further values after the one it names.

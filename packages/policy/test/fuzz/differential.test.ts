@@ -1,6 +1,6 @@
 import { classifyCommand, initShellParser } from '@toolgate/policy'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { check, type Failure, replay, runCampaign } from './campaign.js'
+import { check, type Failure, failureOf, replay, runCampaign } from './campaign.js'
 import { readConfig } from './config.js'
 import { ISSUE_12_CORPUS } from './corpus.js'
 import { TRAPS } from './generator.js'
@@ -54,16 +54,8 @@ describe.skipIf(!avail.ok)('differential fuzzer: every read-only verdict is safe
         console.log(
           `classified ${r.classification.readOnly ? 'read-only' : 'not read-only'}: ${r.classification.reason}`,
         )
-        if (r.observation === undefined) return
-        const failure: Failure = {
-          seed: config.seed,
-          path: '',
-          command,
-          reason: r.classification.reason,
-          findings: r.findings,
-          observation: r.observation,
-        }
-        if (r.findings.length > 0) {
+        const failure = failureOf(command, r, config.seed, '')
+        if (failure !== undefined) {
           report([failure])
           throw new Error(describeFailure(failure, 'The command is classified read-only but is not safe'))
         }
@@ -82,15 +74,8 @@ describe.skipIf(!avail.ok)('differential fuzzer: every read-only verdict is safe
         console.log(
           `case ${config.seed}:${path}: ${JSON.stringify(command)}\nclassified ${r.classification.readOnly ? 'read-only' : 'not read-only'}: ${r.classification.reason}`,
         )
-        if (r.observation === undefined || r.findings.length === 0) return
-        const failure: Failure = {
-          seed: config.seed,
-          path,
-          command,
-          reason: r.classification.reason,
-          findings: r.findings,
-          observation: r.observation,
-        }
+        const failure = failureOf(command, r, config.seed, path)
+        if (failure === undefined) return
         report([failure])
         throw new Error(describeFailure(failure, 'The replayed case is classified read-only but is not safe'))
       },
@@ -105,15 +90,8 @@ describe.skipIf(!avail.ok)('differential fuzzer: every read-only verdict is safe
     await Promise.all(
       FIXED.map(async (command) => {
         const r = await check(h, classifyCommand, command)
-        if (r.observation !== undefined && r.findings.length > 0)
-          failures.push({
-            seed: config.seed,
-            path: '',
-            command,
-            reason: r.classification.reason,
-            findings: r.findings,
-            observation: r.observation,
-          })
+        const failure = failureOf(command, r, config.seed, '')
+        if (failure !== undefined) failures.push(failure)
       }),
     )
     report(failures)
