@@ -1,3 +1,5 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { type CommandClassification, classifyCommand, initShellParser } from '@toolgate/policy'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runCampaign } from './campaign.js'
@@ -235,6 +237,36 @@ describe.skipIf(!avail.ok)('differential fuzzer harness (real bwrap, strace, bas
       expect(next.exit).toMatchObject({ code: 0, timedOut: false })
     } finally {
       short.dispose()
+    }
+  })
+
+  test('a sandbox that cannot start stops the run with the reason; it is no verdict on the command', async () => {
+    const dir = mkdtempSync('/dev/shm/toolgate-fuzz-fake-')
+    try {
+      chmodSync(dir, 0o755)
+      const fake = join(dir, 'bwrap')
+      writeFileSync(
+        fake,
+        '#!/bin/sh\necho "bwrap: Creating new namespace failed: No space left on device" >&2\nexit 1\n',
+        {
+          mode: 0o755,
+        },
+      )
+      const broken = createHarness({
+        concurrency: 1,
+        timeoutMs: 10_000,
+        bwrap: fake,
+        strace: avail.ok ? avail.strace : '',
+      })
+      try {
+        await expect(broken.run('true')).rejects.toThrow(
+          'bubblewrap could not start the sandbox (3 attempts): bwrap: Creating new namespace failed: No space left on device',
+        )
+      } finally {
+        broken.dispose()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 

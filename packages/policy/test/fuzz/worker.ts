@@ -77,13 +77,22 @@ export class Worker {
   }
 
   async run(command: string, timeoutMs: number): Promise<Observation> {
-    if (this.baseline === undefined) this.reset()
-    const exit = await runSandboxed(this.paths, command, { timeoutMs, ids: this.ids, ...this.tools })
-    const changes = diffSnapshots(this.baseline!, snapshot(this.paths.tree), TRANSIENT_DIRS)
-    const { markers, trace, traceIncomplete } = this.collect()
-    if (changes.length > 0) this.baseline = undefined // next run starts from a fresh copy
-    this.clearMarkers()
-    return { exit, changes, markers, trace, traceIncomplete }
+    for (let attempt = 1; ; attempt++) {
+      if (this.baseline === undefined) this.reset()
+      const exit = await runSandboxed(this.paths, command, { timeoutMs, ids: this.ids, ...this.tools })
+      const changes = diffSnapshots(this.baseline!, snapshot(this.paths.tree), TRANSIENT_DIRS)
+      const { markers, trace, traceIncomplete } = this.collect()
+      if (changes.length > 0) this.baseline = undefined // next run starts from a fresh copy
+      this.clearMarkers()
+      // bubblewrap itself failed (no namespace left, out of memory): nothing ran, so this says
+      // nothing about the command. Try again; then stop the run with the reason, never a verdict.
+      const notStarted = traceIncomplete && trace.execs.length === 0 && /^bwrap: /m.test(exit.stderr)
+      if (!notStarted) return { exit, changes, markers, trace, traceIncomplete }
+      if (attempt === 3)
+        throw new Error(
+          `bubblewrap could not start the sandbox (3 attempts): ${exit.stderr.trim().slice(0, 500)}`,
+        )
+    }
   }
 
   private collect(): { markers: MarkerRun[]; trace: Trace; traceIncomplete: boolean } {
