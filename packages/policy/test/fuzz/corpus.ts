@@ -3,8 +3,8 @@ import { PAYLOAD } from './markers.js'
 
 /**
  * Fixed cases run before the generated ones on every run: the examples of issue 12's classes and
- * their close variants, each one a command that writes, runs a program or reaches the network when
- * bash runs it. Whatever the classifier says, running them is the proof: a read-only verdict on
+ * their close variants, and one example of each class this fuzzer found; each one a command that
+ * writes, runs a program or reaches the network when bash runs it. Whatever the classifier says, running them is the proof: a read-only verdict on
  * any of them fails the test.
  */
 export const ISSUE_12_CORPUS: readonly string[] = [
@@ -59,6 +59,21 @@ export const ISSUE_12_CORPUS: readonly string[] = [
   `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=${PAYLOAD} git status`,
   `git -c alias.x='!${PAYLOAD}' x`,
   'git boom',
+  // Found by this fuzzer (one example per class; /work/wt/fuzz-findings.md has more).
+  `echo "\${x-'$(${PAYLOAD} quotes-in-brace)'}"`,
+  `ls "\${x:-\`${PAYLOAD} backquote-in-brace\`}"`,
+  'tail -n 1 notes.txt; ls\\\nblk -f',
+  'uniq {notes.txt,PWN}',
+  'uniq -c notes.txt{,.out}',
+  'time -p cd vendor/evil && command git status',
+  'git archive -o x HEAD',
+  'nice git archive --output=x HEAD',
+  "xz -t < $'/dev/tcp/127.0.0.1/9'",
+  "ls < $'\\x2f\\x64\\x65\\x76\\x2f\\x75\\x64\\x70\\x2f\\x31\\x32\\x37\\x2e\\x30\\x2e\\x30\\x2e\\x31\\x2f\\x35\\x33'",
+  'hostname -f',
+  'hostname -i',
+  'java -version',
+  `sed 'l\n:a;w .git/hooks/pre-commit'`,
   // Network.
   'cat < /dev/tcp/127.0.0.1/80',
   'echo x > /dev/udp/127.0.0.1/53',

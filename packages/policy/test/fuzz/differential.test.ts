@@ -85,7 +85,7 @@ describe.skipIf(!avail.ok)('differential fuzzer: every read-only verdict is safe
   }
 
   const FIXED = [...new Set([...ISSUE_12_CORPUS, ...TRAPS])]
-  test(`fixed cases: issue 12's examples and the generator's traps (${FIXED.length} commands)`, async () => {
+  test(`fixed cases: issue 12's examples, the classes this fuzzer found, the generator's traps (${FIXED.length} commands)`, async () => {
     const failures: Failure[] = []
     await Promise.all(
       FIXED.map(async (command) => {
