@@ -254,6 +254,7 @@ export function probe(): Availability {
         stdio: ['ignore', 'ignore', 'pipe'],
         env: SANDBOX_ENV,
         timeout: 10_000,
+        cwd: '/',
         ...asSandboxUser(ids),
       },
     )
