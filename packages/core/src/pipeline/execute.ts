@@ -13,8 +13,8 @@ import type {
   ToolFailure,
   ToolRunContext,
 } from '../types.js'
-import { bodyEnded, bodyStarted, GaveUp, HostWait, type Waited } from './bounded.js'
-import { ABANDONED, type CallState } from './state.js'
+import { bodyEnded, bodyStarted, callerStop, GaveUp, HostWait, stageStopped, type Waited } from './bounded.js'
+import { ABANDONED, type CallState, type Outcome } from './state.js'
 
 // Stage ③: the tools/execute around-wrappers and the body. A wrapper may hand the body another
 // signal (`next({ signal })`) or a deadline (`next({ timeoutMs })`, what the timeout policy does);
@@ -94,12 +94,55 @@ function asPromise(
   }
 }
 
+type Executed = Outcome<unknown>
+
 /**
- * The wrappers and the body. A body run bounds itself (its signals, its deadline, the grace); the
- * wrappers' own waiting is bounded by the caller (call.ts) unless the chain returned the body
- * run's own promise (every wrapper handed next()'s promise on: the timeout policy does).
+ * The wrappers and the body, to the body's raw value or the failure that ended the stage. A body
+ * run bounds itself (its signals, its deadline, the grace). Wrappers that wait on their own
+ * (before next(), after it, instead of it) are host code, waited for within the call's bounds,
+ * unless the chain returned exactly the body run's promise (every wrapper handed next()'s promise
+ * on, as the timeout policy does): then there is nothing else to wait for.
  */
-export function runExecute(state: CallState, args: JsonValue): ExecuteOutcome | Promise<ExecuteOutcome> {
+export function execute(state: CallState, args: JsonValue): Executed | Promise<Executed> {
+  let running: ExecuteOutcome | Promise<ExecuteOutcome>
+  try {
+    running = runWrappers(state, args)
+  } catch (error) {
+    return wrapperThrew(state, error)
+  }
+  if (!(running instanceof Promise)) return executed(state, running)
+  if (state.view.execute.length === 0 || running === state.bodyPromise)
+    return running.then(
+      (outcome) => executed(state, outcome),
+      (error: unknown) => wrapperThrew(state, error),
+    )
+  const block = state.definition?.interruptBehavior === 'block'
+  return new HostWait<ExecuteOutcome, Executed>(state, 'tools/execute', {
+    signals: block ? [] : callerStop(state),
+    budget: true,
+  }).run(running, (waited) => {
+    if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
+      return { ok: false, ...stageStopped(state, 'tools/execute', waited) }
+    if (waited.ok) return executed(state, waited.value)
+    return wrapperThrew(state, waited.error)
+  })
+}
+
+function executed(state: CallState, outcome: ExecuteOutcome): Executed {
+  if (outcome.ok) return outcome
+  return { ok: false, failure: executeFailure(state, outcome.error, state.definition?.timeoutMs) }
+}
+
+/** A wrapper threw: final, post-execute is skipped (seed 002). */
+function wrapperThrew(state: CallState, error: unknown): Executed {
+  return {
+    ok: false,
+    failure: failures.exception(state.exec.name, 'a tools/execute wrapper', describeThrown(error)),
+    final: true,
+  }
+}
+
+function runWrappers(state: CallState, args: JsonValue): ExecuteOutcome | Promise<ExecuteOutcome> {
   const wrappers = state.view.execute
   if (wrappers.length === 0) return invokeBody(state, args, state.exec, undefined, false)
   return chainFor(wrappers)({ view: state.exec, state, args })
@@ -226,7 +269,7 @@ class BodyFailure {
 }
 
 /** Map the outcome of the execute chain to a failure kind, by the branch that produced it. */
-export function executeFailure(state: CallState, error: unknown, timeoutMs: number | undefined): ToolFailure {
+function executeFailure(state: CallState, error: unknown, timeoutMs: number | undefined): ToolFailure {
   const name = state.exec.name
   if (error instanceof Unresponsive) {
     if (state.callerSignal.aborted) return failures.abortedUnresponsive(name, state.host.graceMs)

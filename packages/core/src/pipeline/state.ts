@@ -1,10 +1,17 @@
 import type { ApprovalService } from '../approval/service.js'
 import type { DeadlineExceeded } from '../errors/tool-error.js'
-import type { AgentView, RegisteredTool, Registry } from '../registry/registry.js'
+import type { AgentView, PostExecuteResult, RegisteredTool, Registry } from '../registry/registry.js'
 import type { RuntimeSessionLog } from '../session/log.js'
 import type { Deadlines } from '../signal/deadlines.js'
 import type { ToolDefinition } from '../tool/define.js'
-import type { ContextMessage, JobsService, ToolExecution, ToolFailure } from '../types.js'
+import type {
+  ContentBlock,
+  ContextMessage,
+  JobsService,
+  JsonValue,
+  ToolExecution,
+  ToolFailure,
+} from '../types.js'
 import type { HostWaitEvents } from './bounded.js'
 import type { Prepared } from './prepare.js'
 
@@ -75,12 +82,37 @@ export interface CallState {
   readonly t0: number
 }
 
-/** A stage either lets the call go on, or ends it with a failure (final: post-execute skipped). */
-export type StageOutcome =
-  | { readonly kind: 'continue' }
-  | { readonly kind: 'fail'; readonly failure: ToolFailure; readonly final?: boolean }
+/**
+ * What a stage hands on: the call goes on with a value, or ends with a failure. `final`: the call
+ * ends here and post-execute is skipped (a throw in pre-execute, approval, a guard, a wrapper,
+ * projectContent; a stalled listener); otherwise post-execute still sees the failure (seed 002).
+ */
+export type Outcome<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly failure: ToolFailure; readonly final?: boolean }
 
-export const CONTINUE: StageOutcome = Object.freeze({ kind: 'continue' })
+export type Failed = Extract<Outcome<unknown>, { ok: false }>
+
+export const PASS: Outcome<undefined> = Object.freeze({ ok: true, value: undefined })
+
+/** The result under construction, from the body's outcome (or a failure) to finalizeContent. */
+export type Candidate = {
+  readonly isError: boolean
+  readonly content: readonly ContentBlock[]
+  readonly value?: JsonValue
+  readonly meta?: JsonValue
+  readonly error?: ToolFailure
+}
+
+/** A failure as a candidate: its message is the model-facing content. */
+export function failureCandidate(failure: ToolFailure): Candidate {
+  return { isError: true, content: [{ type: 'text', text: failure.message }], error: failure }
+}
+
+/** The frozen copy of a candidate that hooks see (post-execute, projectContent, finalizeContent). */
+export function frozenCandidate(candidate: Candidate): PostExecuteResult {
+  return Object.freeze({ ...candidate })
+}
 
 /**
  * Stages a give-up closed: host code that settles late may still call `next()`, and it must find
