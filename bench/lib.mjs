@@ -21,8 +21,12 @@ export function fmtUs(ns) {
   return `${(ns / 1000).toFixed(2)} us`
 }
 
-export function report(line) {
-  console.log(line)
+/** The Node version every line carries: targets are read on Node 24 (issue 14 §1), lines from two runs sit side by side. */
+export const NODE = `node ${process.versions.node}`
+
+/** One measurement line, tagged with the Node version it was measured on. */
+export function report(...parts) {
+  console.log(`${parts.join(' ')} [${NODE}]`)
 }
 
 export function heapAfterGc() {
