@@ -37,8 +37,10 @@ export function createCards(runtime: Runtime): Cards {
       const tool = definition(name, agent) as
         | { presentCall?: (a: JsonValue) => ToolCallView | undefined }
         | undefined
+      // Most tools present nothing: ask before parsing the arguments (issue 14 §3).
+      if (!tool?.presentCall) return undefined
       const parsed = parse(args)
-      if (!tool?.presentCall || parsed === undefined) return undefined
+      if (parsed === undefined) return undefined
       try {
         return tool.presentCall(parsed) ?? undefined
       } catch {
@@ -50,8 +52,9 @@ export function createCards(runtime: Runtime): Cards {
       const tool = definition(name, agent) as
         | { presentResult?: (a: JsonValue, r: ToolResult) => ToolResultView | undefined }
         | undefined
+      if (!tool?.presentResult) return undefined
       const parsed = parse(args)
-      if (!tool?.presentResult || parsed === undefined) return undefined
+      if (parsed === undefined) return undefined
       try {
         return tool.presentResult(parsed, result) ?? undefined
       } catch {

@@ -99,7 +99,9 @@ export class TurnExecutor {
     const left = this.pending
     this.pending = []
     await this.chain
-    return [...this.skipped, ...left].sort((a, b) => this.calls.indexOf(a) - this.calls.indexOf(b))
+    // Model order, without an indexOf per comparison (that is quadratic in the turn's calls).
+    const unrun = new Set<ToolCall>([...this.skipped, ...left])
+    return this.calls.filter((c) => unrun.has(c))
   }
 
   private flush(): void {
