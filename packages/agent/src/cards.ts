@@ -26,7 +26,7 @@ export interface Cards {
 export function createCards(runtime: Runtime): Cards {
   let lookup: Lookup = () => undefined
   const borrowed = runtime.use((ctx) => {
-    lookup = (q) => ctx.toolOf(q.agent === undefined ? { name: q.name } : { name: q.name, agent: q.agent })
+    lookup = (q) => ctx.toolOf(q)
   })
   borrowed.dispose()
   const definition = (name: string, agent: string | undefined) =>
