@@ -107,7 +107,12 @@ export class TurnAssembler {
 
   /** Complete calls in message (model) order. */
   orderedCalls(): ToolCallPart[] {
-    return this.message().parts.filter((p): p is ToolCallPart => p.type === 'tool-call')
+    const out: ToolCallPart[] = []
+    for (const s of this.slots) {
+      if (s.kind === 'call' && s.arguments !== undefined)
+        out.push({ type: 'tool-call', callId: s.callId, name: s.name, arguments: s.arguments })
+    }
+    return out
   }
 
   /**
