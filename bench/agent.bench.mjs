@@ -10,7 +10,7 @@
 import { runAgent } from '@toolgate/agent'
 import { createRuntime, defineTool, textOutput } from '@toolgate/core'
 import { z } from 'zod'
-import { fmtUs, report, roundRobin } from './lib.mjs'
+import { fmtUs, pairedRatio, report, roundRobinSamples } from './lib.mjs'
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 3)
 const CALLS = Number(process.env.BENCH_CALLS ?? 100)
@@ -62,6 +62,27 @@ async function toolgate(runs) {
     if (result.reason !== 'completed' || result.turns !== STEPS + 1)
       throw new Error(`toolgate: ${result.reason}`)
     if (events < PER_RUN) throw new Error('toolgate: events missing')
+  }
+}
+
+// The same calls straight into runtime.executeBatch, one batch per step: what the loop adds is
+// the difference (not a peer; it shows where toolgate's time goes).
+const batchCalls = script.map((calls) =>
+  calls.map((c) => ({ callId: c.id, name: c.name, arguments: c.args })),
+)
+async function toolgateBatch(runs) {
+  for (let r = 0; r < runs; r++) {
+    const runtime = createRuntime()
+    runtime.register(
+      defineTool({
+        name: 'echo',
+        description: 'Echo the text.',
+        parameters: echoSchema,
+        output: textOutput(),
+        execute: async (args) => args.text,
+      }),
+    )
+    for (const calls of batchCalls) await runtime.executeBatch(calls.map((c) => ({ ...c })))
   }
 }
 
@@ -206,7 +227,7 @@ async function aiStreamText(runs) {
 // --- measure ------------------------------------------------------------------------------------
 // BENCH_ONLY=toolgate measures one loop alone (for node --cpu-prof).
 const only = process.env.BENCH_ONLY
-const variants = { toolgate }
+const variants = { toolgate, batch: toolgateBatch }
 const missing = []
 if (pi && piAi) variants.pi = piAgentCore
 else missing.push('pi-agent-core (npm @mariozechner/pi-agent-core) is not installed')
@@ -215,19 +236,26 @@ else missing.push('the AI SDK (npm ai) is not installed')
 if (only !== undefined) for (const k of Object.keys(variants)) if (k !== only) delete variants[k]
 const runs = Number(process.env.BENCH_RUNS ?? 20)
 // roundRobin reports ns per "iteration"; one iteration here is one whole run.
-const perRun = await roundRobin(variants, { iterations: runs, rounds: 7 })
+const { medians: perRun, samples } = await roundRobinSamples(variants, { iterations: runs, rounds: 9 })
+// Ratios are paired: the median over rounds of the two loops' times in the same round.
+const x = (a, b) => pairedRatio(samples, a, b).toFixed(2)
 const perCall = Object.fromEntries(Object.entries(perRun).map(([k, v]) => [k, v / PER_RUN]))
 const shape = `${STEPS} steps x ${CALLS} calls per step, scripted model, one echo tool`
 if (perCall.toolgate !== undefined)
   report(`agent loop, toolgate runAgent: ${fmtUs(perCall.toolgate)} per tool call (${shape})`)
+if (perCall.batch !== undefined && perCall.toolgate !== undefined) {
+  report(
+    `toolgate runtime.executeBatch alone, same calls in one batch per step: ${fmtUs(perCall.batch)} per tool call (the loop around it is ${x('toolgate', 'batch')}x it)`,
+  )
+}
 if (perCall.pi !== undefined && perCall.toolgate !== undefined) {
   report(
-    `agent loop, pi-agent-core agentLoop: ${fmtUs(perCall.pi)} per tool call (baseline; toolgate is ${(perCall.toolgate / perCall.pi).toFixed(2)}x it; target < 1.00x)`,
+    `agent loop, pi-agent-core agentLoop: ${fmtUs(perCall.pi)} per tool call (baseline; toolgate is ${x('toolgate', 'pi')}x it; target < 1.00x)`,
   )
 }
 if (perCall.ai !== undefined && perCall.toolgate !== undefined) {
   report(
-    `agent loop, AI SDK streamText: ${fmtUs(perCall.ai)} per tool call (baseline; it is ${(perCall.ai / perCall.toolgate).toFixed(2)}x toolgate; target >= 3.00x)`,
+    `agent loop, AI SDK streamText: ${fmtUs(perCall.ai)} per tool call (baseline; it is ${x('ai', 'toolgate')}x toolgate; target >= 3.00x)`,
   )
 }
 for (const m of missing) report(`agent loop peer not measured: ${m}`)

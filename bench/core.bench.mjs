@@ -2,7 +2,7 @@
 // baseline measured in the same process.
 import { createRuntime, defineTool, discardSink, textOutput } from '@toolgate/core'
 import { z } from 'zod'
-import { fmtUs, heapAfterGc, median, nsPerOp, report, roundRobin } from './lib.mjs'
+import { fmtUs, heapAfterGc, median, nsPerOp, pairedRatio, report, roundRobinSamples } from './lib.mjs'
 
 const schema = z.object({ text: z.string() })
 const body = async (args) => args.text
@@ -149,13 +149,18 @@ const viaRuntime = (runtime) => async (n) => {
   return out
 }
 
-const measured = await roundRobin({
-  bare,
-  floor,
-  plain: viaRuntime(plainRuntime()),
-  policed: viaRuntime(policedRuntime()),
-  asyncStages: viaRuntime(asyncStagesRuntime()),
-})
+// Ratios are paired: each is the median over rounds of the two variants' times in one round.
+const { medians: measured, samples } = await roundRobinSamples(
+  {
+    bare,
+    floor,
+    plain: viaRuntime(plainRuntime()),
+    policed: viaRuntime(policedRuntime()),
+    asyncStages: viaRuntime(asyncStagesRuntime()),
+  },
+  { iterations: 10_000, rounds: 15 },
+)
+const x = (a, b) => pairedRatio(samples, a, b).toFixed(2)
 const bareNs = measured.bare
 const floorNs = measured.floor
 const plainNs = measured.plain
@@ -163,16 +168,16 @@ const policedNs = measured.policed
 const asyncNs = measured.asyncStages
 report(`bare loop (parse + zod validate + call + push): ${fmtUs(bareNs)} per call (baseline)`)
 report(
-  `contract floor (bare + frozen args, execution, context, result and both events, inline): ${fmtUs(floorNs)} per call (${(floorNs / bareNs).toFixed(2)}x bare)`,
+  `contract floor (bare + frozen args, execution, context, result and both events, inline): ${fmtUs(floorNs)} per call (${x('floor', 'bare')}x bare)`,
 )
 report(
-  `runtime.execute, no listeners: ${fmtUs(plainNs)} per call (${(plainNs / floorNs).toFixed(2)}x contract floor; target <= 1.50x; ${(plainNs / bareNs).toFixed(2)}x bare)`,
+  `runtime.execute, no listeners: ${fmtUs(plainNs)} per call (${x('plain', 'floor')}x contract floor; target <= 1.50x; ${x('plain', 'bare')}x bare)`,
 )
 report(
-  `runtime.execute, pre-execute + guard + post-execute + timeout wrapper: ${fmtUs(policedNs)} per call (${(policedNs / floorNs).toFixed(2)}x contract floor; target <= 2.00x; ${(policedNs / bareNs).toFixed(2)}x bare)`,
+  `runtime.execute, pre-execute + guard + post-execute + timeout wrapper: ${fmtUs(policedNs)} per call (${x('policed', 'floor')}x contract floor; target <= 2.00x; ${x('policed', 'bare')}x bare)`,
 )
 report(
-  `runtime.execute, async pre-execute + async wrapper + async post-execute (three bounded waits): ${fmtUs(asyncNs)} per call (${(asyncNs / bareNs).toFixed(2)}x bare; ${(asyncNs / floorNs).toFixed(2)}x contract floor; ${(asyncNs / plainNs).toFixed(2)}x no listeners)`,
+  `runtime.execute, async pre-execute + async wrapper + async post-execute (three bounded waits): ${fmtUs(asyncNs)} per call (${x('asyncStages', 'bare')}x bare; ${x('asyncStages', 'floor')}x contract floor; ${x('asyncStages', 'plain')}x no listeners)`,
 )
 
 // Heap growth over 1,000,000 sequential calls (session sink discards; metrics keep a bounded window).

@@ -41,7 +41,12 @@ export function heapAfterGc() {
  * Measure several variants round-robin (each round runs every variant once), so load drift on a
  * shared machine hits all of them alike; returns the median ns per iteration of each.
  */
-export async function roundRobin(variants, { iterations = 20_000, rounds = 9 } = {}) {
+export async function roundRobin(variants, options = {}) {
+  return (await roundRobinSamples(variants, options)).medians
+}
+
+/** roundRobin, also returning every round's sample of each variant (for paired ratios). */
+export async function roundRobinSamples(variants, { iterations = 20_000, rounds = 9 } = {}) {
   for (const fn of Object.values(variants)) await fn(Math.min(iterations, 5_000))
   const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
   for (let r = 0; r < rounds; r++) {
@@ -51,5 +56,15 @@ export async function roundRobin(variants, { iterations = 20_000, rounds = 9 } =
       samples[name].push(Number(process.hrtime.bigint() - t0) / iterations)
     }
   }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+  const medians = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+  return { medians, samples }
+}
+
+/**
+ * The median over rounds of a's time divided by b's time in the same round. On a shared machine
+ * the load moves between rounds more than between two variants of one round, so a paired ratio
+ * is steadier than the ratio of two medians taken from different rounds.
+ */
+export function pairedRatio(samples, a, b) {
+  return median(samples[a].map((v, i) => v / samples[b][i]))
 }
