@@ -43,18 +43,22 @@ function toolgateModel() {
   }
 }
 const echoSchema = z.object({ text: z.string() })
+function echoRuntime() {
+  const runtime = createRuntime()
+  runtime.register(
+    defineTool({
+      name: 'echo',
+      description: 'Echo the text.',
+      parameters: echoSchema,
+      output: textOutput(),
+      execute: async (args) => args.text,
+    }),
+  )
+  return runtime
+}
 async function toolgate(runs) {
   for (let r = 0; r < runs; r++) {
-    const runtime = createRuntime()
-    runtime.register(
-      defineTool({
-        name: 'echo',
-        description: 'Echo the text.',
-        parameters: echoSchema,
-        output: textOutput(),
-        execute: async (args) => args.text,
-      }),
-    )
+    const runtime = echoRuntime()
     const run = runAgent({ model: toolgateModel(), runtime, messages: [{ role: 'user', content: 'go' }] })
     let events = 0
     for await (const _ of run) events++
@@ -72,16 +76,7 @@ const batchCalls = script.map((calls) =>
 )
 async function toolgateBatch(runs) {
   for (let r = 0; r < runs; r++) {
-    const runtime = createRuntime()
-    runtime.register(
-      defineTool({
-        name: 'echo',
-        description: 'Echo the text.',
-        parameters: echoSchema,
-        output: textOutput(),
-        execute: async (args) => args.text,
-      }),
-    )
+    const runtime = echoRuntime()
     for (const calls of batchCalls) await runtime.executeBatch(calls.map((c) => ({ ...c })))
   }
 }
