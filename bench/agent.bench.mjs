@@ -229,9 +229,12 @@ else missing.push('pi-agent-core (npm @mariozechner/pi-agent-core) is not instal
 if (aiSdk && aiTest) variants.ai = aiStreamText
 else missing.push('the AI SDK (npm ai) is not installed')
 if (only !== undefined) for (const k of Object.keys(variants)) if (k !== only) delete variants[k]
-const runs = Number(process.env.BENCH_RUNS ?? 20)
+const runs = Number(process.env.BENCH_RUNS ?? 8)
 // roundRobin reports ns per "iteration"; one iteration here is one whole run.
-const { medians: perRun, samples } = await roundRobinSamples(variants, { iterations: runs, rounds: 9 })
+const { medians: perRun, samples } = await roundRobinSamples(variants, {
+  iterations: runs,
+  rounds: Number(process.env.BENCH_ROUNDS ?? 21),
+})
 // Ratios are paired: the median over rounds of the two loops' times in the same round.
 const x = (a, b) => pairedRatio(samples, a, b).toFixed(2)
 const perCall = Object.fromEntries(Object.entries(perRun).map(([k, v]) => [k, v / PER_RUN]))

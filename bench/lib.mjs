@@ -49,8 +49,12 @@ export async function roundRobin(variants, options = {}) {
 export async function roundRobinSamples(variants, { iterations = 20_000, rounds = 9 } = {}) {
   for (const fn of Object.values(variants)) await fn(Math.min(iterations, 5_000))
   const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
+  const entries = Object.entries(variants)
   for (let r = 0; r < rounds; r++) {
-    for (const [name, fn] of Object.entries(variants)) {
+    // The order rotates each round: a variant's garbage is often collected on the time of the
+    // one after it, so each variant follows each other one equally often.
+    for (let k = 0; k < entries.length; k++) {
+      const [name, fn] = entries[(r + k) % entries.length]
       const t0 = process.hrtime.bigint()
       await fn(iterations)
       samples[name].push(Number(process.hrtime.bigint() - t0) / iterations)
