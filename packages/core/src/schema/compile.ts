@@ -37,9 +37,10 @@ export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
 }
 
 // Compiling is most of what registering a tool costs (JSON Schema export, ajv's code generation),
-// and every session registers the same tools: a schema that cannot change is compiled once per
-// process. Standard Schemas are immutable values (zod, valibot and arktype derive new schemas and
-// never change one); a JSON Schema object counts only when it is deep-frozen (textOutput's is).
+// and every session registers the same tools: a schema that cannot change is compiled once and
+// reused by every runtime after. Standard Schemas are immutable values (zod, valibot and arktype
+// derive new schemas and never change one); a JSON Schema object counts only when it is
+// deep-frozen (textOutput's is).
 // Keyed weakly: a schema nobody holds any more takes its compilation with it.
 const compiled = new WeakMap<object, CompiledSchema>()
 
@@ -73,7 +74,7 @@ function compileJsonSchema(schema: JsonSchemaObject, what: string): CompiledSche
     throw new Error(`${what} is not a valid JSON Schema: ${(error as Error).message}`)
   } finally {
     // ajv keeps every schema it compiled (and its $id) for the life of the instance; the shared
-    // instance would keep one per registration of every runtime in the process. The validator
+    // instance would keep one per registration of every runtime alive or gone. The validator
     // holds what it needs; ajv forgets the rest (and a second tool may reuse the $id).
     sharedAjv().removeSchema(stripped)
   }
