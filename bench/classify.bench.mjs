@@ -13,6 +13,7 @@ import {
   initShellParser,
 } from '@toolgate/policy'
 import tsBlankSpace from 'ts-blank-space'
+import { report } from './lib.mjs'
 
 const TARGET_MS = 0.5
 const ROUNDS = Number(process.env.CLASSIFY_BENCH_ROUNDS ?? 20)
@@ -77,7 +78,7 @@ for (let i = 0; i < 3; i++) for (const c of MIXED) classifyUncached(c)
 
 const lat = latencies((c) => classifyUncached(c), MIXED)
 const p99 = quantile(lat.medians, 0.99)
-console.log(
+report(
   `classifyCommand uncached p99 per command (mixed corpus: ${READ_ONLY.length} everyday read-only, ${WRITING.length} writing, ${MIXED.length - READ_ONLY.length - WRITING.length} adversarial; each command's median of ${ROUNDS} rounds): ${ms(p99)} (median ${ms(quantile(lat.medians, 0.5))}); ${(p99 / TARGET_MS).toFixed(2)}x the ${TARGET_MS} ms target; over all ${lat.all.length} calls, preemption and GC included: p99 ${ms(quantile(lat.all, 0.99))}, max ${ms(lat.all[lat.all.length - 1])}`,
 )
 
@@ -100,7 +101,7 @@ const decide = latencies((c) => {
   engine.decide({ name: 'bash', arguments: { command: c } })
 }, MIXED)
 const dp99 = quantile(decide.medians, 0.99)
-console.log(
+report(
   `permission decision for a bash call, uncached, p99 per command (same corpus and rounds): ${ms(dp99)} (median ${ms(quantile(decide.medians, 0.5))}); ${(dp99 / p99).toFixed(2)}x the classification p99; over all calls: p99 ${ms(quantile(decide.all, 0.99))}`,
 )
 rmSync(base, { recursive: true, force: true })
@@ -110,7 +111,7 @@ rmSync(base, { recursive: true, force: true })
 const CALLS = Number(process.env.CLASSIFY_BENCH_CALLS ?? 200_000)
 const gc = globalThis.gc
 if (gc === undefined) {
-  console.log('classifyCommand memory: skipped (run node with --expose-gc)')
+  report('classifyCommand memory: skipped (run node with --expose-gc)')
 } else {
   clearClassifyCache()
   gc()
@@ -123,7 +124,7 @@ if (gc === undefined) {
   }
   const heap1 = process.memoryUsage().heapUsed
   const mb = (b) => (b / 1024 / 1024).toFixed(1)
-  console.log(
+  report(
     `classifyCommand memory over ${CALLS.toLocaleString('en-US')} uncached calls: heap ${mb(heap0)} -> ${mb(heap1)} MB after GC, rss at each quarter ${checkpoints.map(mb).join(' / ')} MB (growth in the last 3 quarters ${mb(checkpoints[3] - checkpoints[0])} MB; baseline: 0)`,
   )
 }

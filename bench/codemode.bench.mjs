@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { runSandboxed } from '@toolgate/codemode'
+import { report } from './lib.mjs'
 
 const COLD_START_TARGET_MS = 15
 const FIRST_RUN_TARGET_MS = 50
@@ -35,7 +36,7 @@ for (let i = 0; i < 200; i++) {
   cold.push(performance.now() - t)
 }
 const coldP50 = median(cold)
-console.log(
+report(
   `run_code cold start (fresh context in a warm worker, trivial program): ${coldP50.toFixed(2)} ms p50 of ${cold.length} runs (${vsTarget(coldP50, COLD_START_TARGET_MS, 'ms')}; ${NODE})`,
 )
 
@@ -59,7 +60,7 @@ for (let run = 0; run < 7; run++) {
   base.push(((performance.now() - t) * 1000) / N)
 }
 const overhead = median(perCall) - median(base)
-console.log(
+report(
   `run_code sub-call seam overhead: ${overhead.toFixed(1)} us/call median of 7 runs x ${N} sequential calls (${median(perCall).toFixed(1)} us with the call vs ${median(base).toFixed(1)} us for the same loop awaiting a VM promise; ${NODE})`,
 )
 
@@ -109,7 +110,7 @@ console.log(
     trips.push(((performance.now() - t) * 1000) / M)
   }
   await worker.terminate()
-  console.log(
+  report(
     `thread crossing baseline: message round trip to a bare worker that waits on a bell: ${median(trips).toFixed(1)} us median of 7 runs x ${M} (${NODE})`,
   )
 }
@@ -172,7 +173,7 @@ console.log(
     diffs.push(c[r] - d[r])
   }
   const above = median(diffs)
-  console.log(
+  report(
     `run_code sub-call vs direct runtime.execute: ${above.toFixed(1)} us/call above the pipeline (${median(c).toFixed(1)} us vs ${median(d).toFixed(1)} us; ${vsTarget(above, 50, 'us')}; ${NODE})`,
   )
   // CPU time of the agent's own thread per sub-call (Node >= 23.9 reports CPU time per thread),
@@ -197,7 +198,7 @@ console.log(
     }
     const perCode = codeCpu / (15 * M)
     const perDirect = directCpu / (15 * M)
-    console.log(
+    report(
       `run_code sub-call, CPU time of the agent's thread: ${perCode.toFixed(1)} us/call vs ${perDirect.toFixed(1)} us for a direct runtime.execute (mean of 15 x ${M}; ${NODE})`,
     )
   }
@@ -219,7 +220,7 @@ console.log(
   const codeBytes =
     JSON.stringify({ name: 'run_code', arguments: { code: program, description: 'sum 50 echoes' } }).length +
     JSON.stringify(one.content).length
-  console.log(
+  report(
     `50 tool calls, model-visible bytes: ${codeBytes} B as one run_code vs ${nativeBytes} B as 50 native calls (${(codeBytes / nativeBytes).toFixed(2)}x native; ${NODE})`,
   )
   await runtime.dispose()
@@ -275,7 +276,7 @@ console.log(
     const samples = Array.from({ length: PROCESSES }, () => fresh(mode))
     const first = median(samples.map((s) => s.first))
     const label = mode === 'ready' ? 'worker ready' : 'called at once after the install'
-    console.log(
+    report(
       `run_code first result in a fresh process, ${label}: ${first.toFixed(1)} ms median of ${PROCESSES} processes (${vsTarget(first, FIRST_RUN_TARGET_MS, 'ms')}; CPU time of all the process's threads during it ${median(samples.map((s) => s.cpu)).toFixed(1)} ms; first plain runtime.execute ${median(samples.map((s) => s.direct)).toFixed(1)} ms, imports ${median(samples.map((s) => s.imported)).toFixed(0)} ms, node -e 0 ${median(bare).toFixed(0)} ms; ${NODE})`,
     )
   }

@@ -11,6 +11,7 @@ import { createRuntime, discardSink } from '@toolgate/core'
 import { GroupStdioTransport, McpManager } from '@toolgate/mcp'
 import { anthropicCodec } from '@toolgate/providers'
 import { toolSearchTool } from '@toolgate/tools'
+import { report } from './lib.mjs'
 
 const N = Number(process.env.BENCH_N ?? 300)
 const ROUNDS = 3
@@ -76,13 +77,13 @@ const [sdk10, own10, tg10] = names.map(
 )
 // On a busy machine a microsecond of CPU costs several of wall time; the load says how busy.
 const load = `load average ${loadavg()[0].toFixed(1)} on ${availableParallelism()} cores`
-console.log(
+report(
   `MCP call, server-everything echo over stdio, direct SDK client (server in the client's session): ${sdkUs.toFixed(0)} us/call, p10 ${sdk10.toFixed(0)} us (baseline; ${load})`,
 )
-console.log(
+report(
   `MCP call, direct SDK client, server leading its own session as toolgate starts it: ${ownUs.toFixed(0)} us/call, p10 ${own10.toFixed(0)} us, ${(ownUs / sdkUs).toFixed(2)}x direct`,
 )
-console.log(
+report(
   `MCP call through toolgate (pipeline + bridge + SDK client): ${tgUs.toFixed(0)} us/call, p10 ${tg10.toFixed(0)} us, ${(tgUs / sdkUs).toFixed(2)}x direct, ${(tgUs / ownUs).toFixed(2)}x the same server placement (+${(tgUs - ownUs).toFixed(0)} us; p10 +${(tg10 - own10).toFixed(0)} us)`,
 )
 await direct.close()
@@ -114,8 +115,8 @@ for (let r = 0; r < 3; r++) {
   three.push(s.ms)
   registered = s.tools
 }
-console.log(`start one local server until its tools are registered: ${median(one).toFixed(0)} ms (baseline)`)
-console.log(
+report(`start one local server until its tools are registered: ${median(one).toFixed(0)} ms (baseline)`)
+report(
   `start three local servers until all ${registered} tools are registered: ${median(three).toFixed(0)} ms, ${(median(three) / median(one)).toFixed(2)}x one server`,
 )
 
@@ -142,8 +143,8 @@ console.log(
   const note = deferred.announce([])
   const noteBytes = note ? JSON.stringify(note.content).length : 0
   const lean = bytes(plan.tools)
-  console.log(`tools[] with 100 MCP tools loaded: ${full.toLocaleString('en-US')} bytes (baseline)`)
-  console.log(
+  report(`tools[] with 100 MCP tools loaded: ${full.toLocaleString('en-US')} bytes (baseline)`)
+  report(
     `tools[] with the 100 MCP tools deferred (tool_search only): ${lean.toLocaleString('en-US')} bytes, ${(lean / full).toFixed(3)}x; the one-time name note adds ${noteBytes.toLocaleString('en-US')} bytes`,
   )
   await m.dispose()

@@ -11,6 +11,7 @@ import {
   toProviderSchema,
 } from '@toolgate/providers'
 import { z } from 'zod'
+import { report } from './lib.mjs'
 
 const RUNS = 9
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -203,7 +204,7 @@ for (const [provider, text] of Object.entries(transcripts)) {
   }
   const c = median(codec)
   const b = median(base)
-  console.log(
+  report(
     `${provider} stream decode: ${fmt(c)} MB/s median of ${RUNS} runs over ${fmt(mb, 2)} MB (${fmt(c / b, 2)}x JSON.parse of the data lines, ${fmt(b)} MB/s)`,
   )
 }
@@ -263,7 +264,7 @@ for (const [provider, text] of Object.entries(transcripts)) {
   }
   const c = median(client)
   const b = median(base)
-  console.log(
+  report(
     `${provider} client stream + collectTurn with transport bounds: ${fmt(c)} MB/s median of ${RUNS} runs (${fmt(b / c, 2)}x the time of the same generator + collectTurn without the transport, ${fmt(b)} MB/s)`,
   )
 }
@@ -328,13 +329,13 @@ const raw = tools.map((t) => ({
   parameters: z.toJSONSchema(t.parameters),
 }))
 const rawBytes = JSON.stringify(raw).length
-console.log(
+report(
   `tools[] raw z.toJSONSchema (5 tools): ${rawBytes.toLocaleString('en-US')} bytes (baseline, ~${Math.round(rawBytes / 4)} tokens)`,
 )
 for (const dialect of SCHEMA_DIALECTS) {
   const compiled = raw.map((t) => ({ ...t, parameters: toProviderSchema(t.parameters, dialect) }))
   const bytes = JSON.stringify(compiled).length
-  console.log(
+  report(
     `tools[] ${dialect} (5 tools): ${bytes.toLocaleString('en-US')} bytes (${fmt(bytes / rawBytes, 2)}x raw z.toJSONSchema ${rawBytes.toLocaleString('en-US')} bytes)`,
   )
 }

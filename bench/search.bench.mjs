@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRuntime } from '@toolgate/core'
 import { builtinTools } from '@toolgate/tools'
-import { roundRobin } from './lib.mjs'
+import { report, roundRobin } from './lib.mjs'
 
 const LONG_NAME = `${'a'.repeat(200)}.txt`
 
@@ -87,10 +87,10 @@ async function searchBench() {
   const ns = await roundRobin(variants, { iterations: 1, rounds: 9 })
   const ms = (k) => ns[k] / 1e6
   const files = 2001
-  console.log(
+  report(
     `glob tool **/*.ts over ${files} files: ${ms('globTool').toFixed(1)} ms/call median of 9 (${(ms('globTool') / ms('globBare')).toFixed(2)}x bare readdir walk + RegExp, ${ms('globBare').toFixed(1)} ms)`,
   )
-  console.log(
+  report(
     `grep tool, JS backend, ${GREP} over ${files} files: ${ms('grepTool').toFixed(1)} ms/call median of 9 (${(ms('grepTool') / ms('grepBare')).toFixed(2)}x bare walk + readFile + RegExp per line, ${ms('grepBare').toFixed(1)} ms)`,
   )
   // The catastrophic pattern, in a child process (a backtracking matcher would hold the thread).
@@ -114,7 +114,7 @@ async function searchBench() {
   await new Promise((resolve) => child.on('close', resolve))
   clearTimeout(timer)
   const [msText] = out.trim().split(' ')
-  console.log(
+  report(
     msText
       ? `glob tool *a*a*a*a*a*a*a*a*a*a*.md over ${files} files (one ${LONG_NAME.length}-character name): ${msText} ms for one call`
       : `glob tool *a*a*a*a*a*a*a*a*a*a*.md over ${files} files (one ${LONG_NAME.length}-character name): did not finish in 10 s (stopped)`,

@@ -26,7 +26,7 @@ export interface Cards {
 export function createCards(runtime: Runtime): Cards {
   let lookup: Lookup = () => undefined
   const borrowed = runtime.use((ctx) => {
-    lookup = (q) => ctx.toolOf(q.agent === undefined ? { name: q.name } : { name: q.name, agent: q.agent })
+    lookup = (q) => ctx.toolOf(q)
   })
   borrowed.dispose()
   const definition = (name: string, agent: string | undefined) =>
@@ -37,8 +37,10 @@ export function createCards(runtime: Runtime): Cards {
       const tool = definition(name, agent) as
         | { presentCall?: (a: JsonValue) => ToolCallView | undefined }
         | undefined
+      // Most tools present nothing: ask before parsing the arguments (issue 14 §3).
+      if (!tool?.presentCall) return undefined
       const parsed = parse(args)
-      if (!tool?.presentCall || parsed === undefined) return undefined
+      if (parsed === undefined) return undefined
       try {
         return tool.presentCall(parsed) ?? undefined
       } catch {
@@ -50,8 +52,9 @@ export function createCards(runtime: Runtime): Cards {
       const tool = definition(name, agent) as
         | { presentResult?: (a: JsonValue, r: ToolResult) => ToolResultView | undefined }
         | undefined
+      if (!tool?.presentResult) return undefined
       const parsed = parse(args)
-      if (!tool?.presentResult || parsed === undefined) return undefined
+      if (parsed === undefined) return undefined
       try {
         return tool.presentResult(parsed, result) ?? undefined
       } catch {

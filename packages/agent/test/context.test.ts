@@ -295,4 +295,30 @@ describe('approval events', () => {
       ['decided', 'rejected'],
     ])
   })
+
+  it('without a tap, reports each approval once across turns and calls (only new log events are read)', async () => {
+    const approval = createApprovalService()
+    approval.answer((request) => (request.callId === 'n2' ? 'rejected' : 'allowed-once'))
+    const { runtime } = testRuntime({ approval })
+    runtime.on('tools/pre-execute', (exec, next) => (exec.name === 'note' ? { kind: 'ask' } : next()))
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { name: 'note', arguments: { text: 'x' }, callId: 'n1' },
+          { name: 'echo', arguments: { text: 'y' }, callId: 'e1' },
+        ],
+      },
+      { toolCalls: [{ name: 'note', arguments: { text: 'z' }, callId: 'n2' }] },
+      { text: 'ok' },
+    ])
+    const events = await drain(runAgent({ model, runtime, messages: task }))
+    expect(
+      events.flatMap((e) => (e.type === 'approval' ? [[e.turn, e.callId, e.phase, e.outcome ?? null]] : [])),
+    ).toEqual([
+      [1, 'n1', 'asked', null],
+      [1, 'n1', 'decided', 'allowed-once'],
+      [2, 'n2', 'asked', null],
+      [2, 'n2', 'decided', 'rejected'],
+    ])
+  })
 })

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
+import { sep } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { failures } from '../src/index.js'
 
@@ -29,5 +30,21 @@ describe('core README', () => {
     ]
     for (const f of samples)
       expect(readme).toContain(squash(`| \`${f.kind}\` | \`${f.code}\` | ${f.message} |`))
+  })
+})
+
+describe('core README source map', () => {
+  it('names every source file, and only files that exist', () => {
+    const src = new URL('../src/', import.meta.url)
+    const files = (readdirSync(src, { recursive: true }) as string[])
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.split(sep).join('/'))
+      .sort()
+    const section = readme.slice(readme.indexOf('\n## Source map'), readme.indexOf('\n## Known limits'))
+    const named = [...section.matchAll(/`([\w./*-]+\.ts|[\w-]+\/\*)`/g)].map((m) => m[1]!)
+    const covers = (file: string) =>
+      named.some((n) => n === file || (n.endsWith('/*') && file.startsWith(n.slice(0, -1))))
+    expect(files.filter((f) => !covers(f))).toEqual([])
+    expect(named.filter((n) => !n.endsWith('/*') && !files.includes(n))).toEqual([])
   })
 })

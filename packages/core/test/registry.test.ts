@@ -94,6 +94,43 @@ describe('defineTool and registration', () => {
     expect(Object.isFrozen(runtime.schemas()[0]?.parameters)).toBe(true)
   })
 
+  it('compiles a schema that cannot change once per process; a mutable JSON Schema every time', async () => {
+    const args = z.object({ text: z.string() })
+    const mutable: { type: string; properties: Record<string, { type: string }>; required: string[] } = {
+      type: 'object',
+      properties: { n: { type: 'string' } },
+      required: ['n'],
+    }
+    const session = () => {
+      const runtime = createRuntime()
+      runtime.register(defineTool({ ...base, name: 'zod', parameters: args }))
+      runtime.register(defineTool({ ...base, name: 'json', parameters: mutable }))
+      return runtime
+    }
+    const [first, second] = [session(), session()]
+    const params = (r: ReturnType<typeof session>, name: string) =>
+      r.schemas().find((s) => s.name === name)?.parameters
+    expect(params(second, 'zod')).toBe(params(first, 'zod'))
+    expect(params(second, 'json')).not.toBe(params(first, 'json'))
+    // The author changes the plain object: the next registration sees the change, the first keeps its own.
+    mutable.properties.n = { type: 'number' }
+    const third = session()
+    const call = { callId: 'c', name: 'json', arguments: { n: 1 } }
+    expect((await third.execute(call)).isError).toBe(false)
+    expect((await first.execute(call)).error?.code).toBe('INVALID_ARGS')
+  })
+
+  it('a JSON Schema with an $id registers in any number of runtimes (the shared validator forgets it)', () => {
+    const parameters = Object.freeze({ $id: 'https://example.com/args', type: 'object' })
+    const unfrozen = { $id: 'https://example.com/other', type: 'object' }
+    for (let i = 0; i < 3; i++) {
+      const runtime = createRuntime()
+      runtime.register(defineTool({ ...base, name: 'a', parameters }))
+      runtime.register(defineTool({ ...base, name: 'b', parameters: unfrozen }))
+      expect(runtime.schemas().map((s) => s.name)).toEqual(['a', 'b'])
+    }
+  })
+
   it('orders schemas identically whatever order registration happened in', async () => {
     const names = ['zeta', 'alpha', 'mid', 'beta']
     const register = async (order: string[]) => {

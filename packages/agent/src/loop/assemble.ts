@@ -11,10 +11,14 @@ type Slot =
   | { kind: 'call'; callId: string; name: string; arguments?: string; strict?: boolean }
   /** A provider's own server block (native tool search): kept in order for replay, never run. */
   | { kind: 'server'; part: Extract<AssistantPart, { type: 'server-block' }> }
+type CallSlot = Extract<Slot, { kind: 'call' }>
 
 export class TurnAssembler {
   private readonly slots: Slot[] = []
-  private readonly calls = new Map<string, Extract<Slot, { kind: 'call' }>>()
+  private readonly calls = new Map<string, CallSlot>()
+  /** readyCalls' answer so far, and the first slot it has not decided on. */
+  private readonly ready: { part: ToolCallPart; strict: boolean }[] = []
+  private decided = 0
   finish: Extract<ModelStreamEvent, { type: 'finish' }> | undefined
 
   /** Returns the call that just completed, if any. */
@@ -103,7 +107,12 @@ export class TurnAssembler {
 
   /** Complete calls in message (model) order. */
   orderedCalls(): ToolCallPart[] {
-    return this.message().parts.filter((p): p is ToolCallPart => p.type === 'tool-call')
+    const out: ToolCallPart[] = []
+    for (const s of this.slots) {
+      if (s.kind === 'call' && s.arguments !== undefined)
+        out.push({ type: 'tool-call', callId: s.callId, name: s.name, arguments: s.arguments })
+    }
+    return out
   }
 
   /**
@@ -112,20 +121,26 @@ export class TurnAssembler {
    * — OpenAI interleaves by index — waits), and followed by another block. The last block of a reply
    * is the only one the token limit can cut, so a call with a block after it was not cut; the last
    * call waits for the stop reason, and a cut reply never runs it (seed 003 §7.6: no speculation).
+   *
+   * The answer only grows: the same array is returned each time, and calls are appended from the
+   * first slot not yet decided, so a stream event costs O(1) amortized however many calls the turn
+   * holds (issue 14 §3: re-walking every slot per event was quadratic in the turn). `sealedOnly:
+   * false` is the end of the reply: the calls that never completed are skipped for good.
    */
-  readyCalls(sealedOnly: boolean): { part: ToolCallPart; strict: boolean }[] {
-    const out: { part: ToolCallPart; strict: boolean }[] = []
-    for (const [i, s] of this.slots.entries()) {
+  readyCalls(sealedOnly: boolean): readonly { part: ToolCallPart; strict: boolean }[] {
+    for (; this.decided < this.slots.length; this.decided++) {
+      const s = this.slots[this.decided]!
       if (s.kind !== 'call') continue
-      if (s.arguments === undefined || (sealedOnly && i === this.slots.length - 1)) {
-        if (sealedOnly) break
-        continue
-      }
-      out.push({
-        part: { type: 'tool-call', callId: s.callId, name: s.name, arguments: s.arguments },
-        strict: s.strict === true,
-      })
+      if (sealedOnly && (s.arguments === undefined || this.decided === this.slots.length - 1)) break
+      if (s.arguments !== undefined) this.ready.push(this.readyOf(s))
     }
-    return out
+    return this.ready
+  }
+
+  private readyOf(s: CallSlot): { part: ToolCallPart; strict: boolean } {
+    return {
+      part: { type: 'tool-call', callId: s.callId, name: s.name, arguments: s.arguments! },
+      strict: s.strict === true,
+    }
   }
 }

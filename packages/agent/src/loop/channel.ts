@@ -1,5 +1,7 @@
 // An unbounded single-consumer queue: the loop (and batch callbacks firing mid-batch) push events,
 // the consumer pulls them with for-await. Events are small and a run is bounded, so no backpressure.
+// The buffer is read through a head index (Array#shift moves every element left: a turn of N
+// calls buffered ahead of a slow consumer would cost O(N^2)); it is compacted once half is read.
 
 export interface Channel<T> extends AsyncIterable<T> {
   push(value: T): void
@@ -9,7 +11,8 @@ export interface Channel<T> extends AsyncIterable<T> {
 }
 
 export function createChannel<T>(): Channel<T> {
-  const buffer: T[] = []
+  let buffer: T[] = []
+  let head = 0
   const waiters: ((r: IteratorResult<T>) => void)[] = []
   let closed = false
   let cancel: (() => void) | undefined
@@ -31,7 +34,18 @@ export function createChannel<T>(): Channel<T> {
     [Symbol.asyncIterator](): AsyncIterator<T> {
       return {
         next() {
-          if (buffer.length > 0) return Promise.resolve({ value: buffer.shift()!, done: false })
+          if (head < buffer.length) {
+            const value = buffer[head]!
+            buffer[head++] = undefined as T // the consumer owns it now; do not keep it alive
+            if (head === buffer.length) {
+              buffer.length = 0
+              head = 0
+            } else if (head >= 1024 && head * 2 >= buffer.length) {
+              buffer = buffer.slice(head)
+              head = 0
+            }
+            return Promise.resolve({ value, done: false })
+          }
           if (closed) return Promise.resolve({ value: undefined, done: true })
           return new Promise((resolve) => waiters.push(resolve))
         },
@@ -40,7 +54,8 @@ export function createChannel<T>(): Channel<T> {
             cancelled = true
             cancel?.()
           }
-          buffer.length = 0
+          buffer = []
+          head = 0
           return Promise.resolve({ value: undefined, done: true })
         },
       }

@@ -168,7 +168,11 @@ async function drive(
   const subscription = o.sessionTap?.subscribe(onSessionEvent)
   const pollSession = () => {
     if (subscription) return
-    for (const e of runtime.session.events()) onSessionEvent(e)
+    // Only the events after the cursor: a poll per settled call must not re-read the whole log.
+    const events = runtime.session.events()
+    let i = events.length
+    while (i > 0 && events[i - 1]!.seq > cursor) i--
+    for (; i < events.length; i++) onSessionEvent(events[i]!)
   }
 
   const done = (reason: DoneReason, message?: string): AgentResult => {
@@ -240,7 +244,8 @@ async function drive(
         const note = o.deferredTools.announce(history)
         if (note) append(note)
       }
-      const schemaOf = (name: string) => tools.find((t) => t.name === name)
+      const byName = new Map(tools.map((t) => [t.name, t] as const)) // one lookup per call, not a scan
+      const schemaOf = (name: string) => byName.get(name)
       const executor = new TurnExecutor({
         runtime,
         signal,

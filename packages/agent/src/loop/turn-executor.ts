@@ -27,34 +27,35 @@ export interface TurnExecutorOptions {
 
 export class TurnExecutor {
   private readonly calls: ToolCall[] = []
-  private readonly results = new Map<ToolCall, ToolResult>()
-  /** Calls not handed to a partition yet (model order). */
-  private pending: ToolCall[] = []
+  /** Results by the call's position in `calls` (a group is a list of positions, not a Map). */
+  private readonly results: (ToolResult | undefined)[] = []
+  /** Positions of calls not handed to a partition yet (model order). */
+  private pending: number[] = []
   private chain: Promise<void> = Promise.resolve()
   private hold = false
   private stopped = false
-  /** Calls whose partition was scheduled but never started because the turn stopped. */
-  private readonly skipped: ToolCall[] = []
+  /** Positions of calls whose partition was scheduled but never started because the turn stopped. */
+  private readonly skipped: number[] = []
 
   constructor(private readonly options: TurnExecutorOptions) {}
 
   /** Add the next complete call, in model order. */
   add(call: ToolCall): void {
-    this.calls.push(call)
+    const at = this.calls.push(call) - 1
     if (!this.options.streaming) {
-      this.pending.push(call)
+      this.pending.push(at)
       return
     }
     if (!this.hold && this.options.definition(call)?.cascadeOnFailure === true) this.hold = true
     if (this.hold) {
-      this.pending.push(call)
+      this.pending.push(at)
       return
     }
     if (this.options.runtime.mode(call).kind === 'exclusive') {
       this.flush()
-      this.schedule([call])
+      this.schedule([at])
     } else {
-      this.pending.push(call)
+      this.pending.push(at)
     }
   }
 
@@ -79,11 +80,11 @@ export class TurnExecutor {
     if (notStarted.length > 0) {
       const aborted = new AbortController()
       aborted.abort(reason)
-      const results = await this.options.runtime.executeBatch(notStarted, {
-        signal: aborted.signal,
-        onSettled: this.options.onSettled,
-      })
-      for (const [i, c] of notStarted.entries()) this.results.set(c, results[i]!)
+      const results = await this.options.runtime.executeBatch(
+        notStarted.map((at) => this.calls[at]!),
+        { signal: aborted.signal, onSettled: this.options.onSettled },
+      )
+      this.store(notStarted, results)
     }
     return this.ordered()
   }
@@ -91,15 +92,15 @@ export class TurnExecutor {
   /** The reply was cut by the token limit: started calls finish; the others are returned unrun. */
   async drop(): Promise<(ToolResult | undefined)[]> {
     await this.stop()
-    return this.calls.map((c) => this.results.get(c))
+    return this.calls.map((_, at) => this.results[at])
   }
 
-  private async stop(): Promise<ToolCall[]> {
+  private async stop(): Promise<number[]> {
     this.stopped = true
     const left = this.pending
     this.pending = []
     await this.chain
-    return [...this.skipped, ...left].sort((a, b) => this.calls.indexOf(a) - this.calls.indexOf(b))
+    return [...this.skipped, ...left].sort((a, b) => a - b)
   }
 
   private flush(): void {
@@ -109,24 +110,31 @@ export class TurnExecutor {
     this.schedule(group)
   }
 
-  private schedule(group: ToolCall[]): void {
+  private schedule(group: number[]): void {
     this.chain = this.chain.then(async () => {
       if (this.stopped) {
         this.skipped.push(...group)
         return
       }
-      const results = await this.options.runtime.executeBatch(group, {
-        signal: this.options.signal,
-        ...(this.options.maxParallel === undefined ? {} : { maxParallel: this.options.maxParallel }),
-        onSettled: this.options.onSettled,
-      })
-      for (const [i, c] of group.entries()) this.results.set(c, results[i]!)
+      const results = await this.options.runtime.executeBatch(
+        group.map((at) => this.calls[at]!),
+        {
+          signal: this.options.signal,
+          ...(this.options.maxParallel === undefined ? {} : { maxParallel: this.options.maxParallel }),
+          onSettled: this.options.onSettled,
+        },
+      )
+      this.store(group, results)
     })
   }
 
+  private store(group: readonly number[], results: readonly ToolResult[]): void {
+    for (let i = 0; i < group.length; i++) this.results[group[i]!] = results[i]!
+  }
+
   private ordered(): ToolResult[] {
-    return this.calls.map((c) => {
-      const r = this.results.get(c)
+    return this.calls.map((c, at) => {
+      const r = this.results[at]
       if (!r) throw new Error(`internal: call ${c.callId} has no result`)
       return r
     })

@@ -36,21 +36,47 @@ export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
   return typeof schema === 'object' && schema !== null && '~standard' in schema
 }
 
+// Compiling is most of what registering a tool costs (JSON Schema export, ajv's code generation),
+// and every session registers the same tools: a schema that cannot change is compiled once and
+// reused by every runtime after. Standard Schemas are immutable values (zod, valibot and arktype
+// derive new schemas and never change one); a JSON Schema object counts only when it is
+// deep-frozen (textOutput's is).
+// Keyed weakly: a schema nobody holds any more takes its compilation with it.
+const compiled = new WeakMap<object, CompiledSchema>()
+
 /** Compile a parameters or output schema. Throws a clear Error when it cannot be used. */
 export function compileSchema(schema: SchemaInput, what: string): CompiledSchema {
   if (typeof schema !== 'object' || schema === null) {
     throw new Error(`${what} must be a Standard Schema (such as zod) or a JSON Schema object`)
   }
-  return isStandardSchema(schema) ? compileStandard(schema, what) : compileJsonSchema(schema, what)
+  const known = compiled.get(schema)
+  if (known) return known
+  const standard = isStandardSchema(schema)
+  const result = standard ? compileStandard(schema, what) : compileJsonSchema(schema, what)
+  if (standard || deepFrozen(schema, 0)) compiled.set(schema, result)
+  return result
+}
+
+function deepFrozen(node: unknown, depth: number): boolean {
+  if (typeof node !== 'object' || node === null) return true
+  if (depth > 64 || !Object.isFrozen(node)) return false
+  for (const value of Object.values(node)) if (!deepFrozen(value, depth + 1)) return false
+  return true
 }
 
 function compileJsonSchema(schema: JsonSchemaObject, what: string): CompiledSchema {
   const jsonSchema = cleanJsonSchema(schema, what)
   let check: ReturnType<Ajv['compile']>
+  const stripped = stripMeta(schema)
   try {
-    check = sharedAjv().compile(stripMeta(schema))
+    check = sharedAjv().compile(stripped)
   } catch (error) {
     throw new Error(`${what} is not a valid JSON Schema: ${(error as Error).message}`)
+  } finally {
+    // ajv keeps every schema it compiled (and its $id) for the life of the instance; the shared
+    // instance would keep one per registration of every runtime alive or gone. The validator
+    // holds what it needs; ajv forgets the rest (and a second tool may reuse the $id).
+    sharedAjv().removeSchema(stripped)
   }
   return {
     jsonSchema,
