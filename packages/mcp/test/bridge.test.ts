@@ -32,15 +32,18 @@ describe('the MCP bridge against the fault-injection server (real process, offic
       'mcp__fault__mixed',
       'mcp__fault__no_type',
       'mcp__fault__progress',
+      'mcp__fault__root_one_of',
+      'mcp__fault__root_ref',
+      'mcp__fault__root_union',
       'mcp__fault__spawn_child',
       'mcp__fault__structured',
       'mcp__fault__wordy',
     ])
     const [report] = manager.report()
     expect(report?.status).toEqual({ state: 'connected' })
-    expect(report?.tools).toBe(15)
+    expect(report?.tools).toBe(18)
     expect(report?.problems).toEqual([
-      'tool #16: no name',
+      'tool #19: no name',
       '"broken" left out: its inputSchema is unusable: the schema is a string, not a JSON Schema object',
     ])
     const schema = (n: string) => runtime.schemas().find((s) => s.name === `mcp__fault__${n}`)!
