@@ -122,6 +122,52 @@ describe('toolgate mcp serve', { timeout: 120_000 }, () => {
     })
   })
 
+  test('output schemas are declared and values come back as structuredContent (checked by the client)', async () => {
+    const s = await serve(() => ({ action: 'accept', content: { allow: true } }))
+    const { tools } = await s.client.listTools()
+    // Every built-in tool's output schema is an object schema, or a union of object kinds.
+    expect(tools.filter((t) => t.outputSchema?.type === 'object').map((t) => t.name)).toEqual(
+      tools.map((t) => t.name),
+    )
+    expect(Object.keys(tools.find((t) => t.name === 'read')!.outputSchema!)).toEqual(['type', 'oneOf'])
+    // The SDK client validates structuredContent against the listed outputSchema itself.
+    const read = await s.client.callTool({ name: 'read', arguments: { path: 'notes.txt' } })
+    expect(read.structuredContent).toMatchObject({
+      kind: 'text',
+      path: 'notes.txt',
+      startLine: 1,
+      totalLines: 2,
+      lines: ['first line', 'second line'],
+    })
+    const ls = await s.client.callTool({ name: 'ls', arguments: {} })
+    expect(ls.structuredContent).toMatchObject({ path: '.' })
+    // A failed call has no structured value, only its error text.
+    const missing = await s.client.callTool({ name: 'read', arguments: { path: 'nope.txt' } })
+    expect(missing.isError).toBe(true)
+    expect(missing.structuredContent).toBeUndefined()
+  })
+
+  test("a call's session events are its progress notifications when the client asks for progress", async () => {
+    const s = await serve(() => ({ action: 'accept', content: { allow: true } }))
+    const seen: { progress: number; message?: string }[] = []
+    const result = await s.client.callTool(
+      { name: 'bash', arguments: { command: 'rm -f victim.txt' } },
+      undefined,
+      { onprogress: (p) => seen.push({ progress: p.progress, message: p.message }) },
+    )
+    expect(result.isError).toBeUndefined()
+    expect(seen).toEqual([
+      { progress: 1, message: 'tool/call' },
+      { progress: 2, message: 'permission/decided' },
+      { progress: 3, message: 'approval/asked' },
+      { progress: 4, message: 'mcp-serve/approval' },
+      { progress: 5, message: 'approval/decided' },
+    ])
+    // Without a progress token nothing is sent (the SDK client would report an unknown token).
+    const quiet = await s.client.callTool({ name: 'read', arguments: { path: 'notes.txt' } })
+    expect(quiet.isError).toBeUndefined()
+  })
+
   test('an ask becomes an elicitation: yes runs the call, no refuses it', async () => {
     const answers: boolean[] = [true, false]
     const s = await serve(() => ({ action: 'accept', content: { allow: answers.shift()! } }))
@@ -131,7 +177,7 @@ describe('toolgate mcp serve', { timeout: 120_000 }, () => {
     expect(s.elicitations).toEqual([
       [
         'toolgate asks before running bash with {"command":"rm -f victim.txt"}.',
-        'Why it asks: "rm -f victim.txt" is destructive (rm is destructive).',
+        'Why it asks: "rm -f victim.txt" is destructive (rm is destructive). Also: rm changes files.',
         'Allow this call once?',
       ].join('\n'),
     ])
