@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { OrderedTransport } from '../../mcp/src/transport/ordered.js'
 
 const REPO = resolve(import.meta.dirname, '../../..')
 const BIN = join(REPO, 'packages/cli/dist/bin.js')
@@ -69,7 +70,9 @@ async function serve(answer?: (message: string) => ElicitResult): Promise<Served
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, LANG: 'C.UTF-8' },
     stderr: 'pipe',
   })
-  await client.connect(transport)
+  // OrderedTransport: the SDK client handles a notification one microtask late but a response at
+  // once, so progress sent just before a result would be dropped as "unknown token".
+  await client.connect(new OrderedTransport(transport))
   const served = { client, root, log, elicitations, close: () => client.close() }
   open.push(served)
   return served

@@ -52,6 +52,9 @@ export interface ServedRuntime {
   close(): Promise<void>
 }
 
+/** Progress notifications per call at most (a chatty tool must not flood a slow client). */
+export const MAX_PROGRESS_PER_CALL = 1_000
+
 /** A call's progress channel while it runs. */
 interface ProgressChannel {
   sent: number
@@ -167,7 +170,7 @@ export async function serveRuntime(o: ServeOptions): Promise<ServedRuntime> {
       const callId = typeof event.callId === 'string' ? event.callId : undefined
       const channel = callId === undefined ? undefined : progress.get(callId)
       // The result itself is the response, not progress.
-      if (!channel || event.type === 'tool/result') return
+      if (!channel || event.type === 'tool/result' || channel.sent >= MAX_PROGRESS_PER_CALL) return
       channel.send(++channel.sent, event.type)
     },
     async close() {

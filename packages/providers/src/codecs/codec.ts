@@ -86,11 +86,12 @@ export interface CompiledTool {
 
 /**
  * Compile each tool for a family: strict dialect when asked, else (or when the strict dialect cannot
- * express the schema, or the tool is an MCP tool: foreign.ts) the lenient one. One tool's failure never affects the others. Budgets the
- * family counts across the whole request (Anthropic: 20 strict tools, 24 optional and 16
- * union-typed parameters in total) are spent in request order, first come first served: a tool
- * that would overspend goes non-strict with a fallback saying so. Earlier tools never depend on
- * later ones, so appending a tool (deferred loading) never changes what was already sent.
+ * express the schema, or the tool is an MCP tool: foreign.ts) the lenient one. One tool's failure
+ * never affects the others. Budgets the family counts across the whole request (Anthropic: 20
+ * strict tools, 24 optional and 16 union-typed parameters in total) are spent in request order,
+ * first come first served: a tool that would overspend goes non-strict with a fallback saying so.
+ * Earlier tools never depend on later ones, so appending a tool (deferred loading) never changes
+ * what was already sent.
  */
 export function compileTools(
   tools: readonly ToolSchema[],
