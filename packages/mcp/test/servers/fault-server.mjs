@@ -31,6 +31,7 @@ const text = (t) => ({ content: [{ type: 'text', text: t }] })
 const obj = (properties = {}, required = []) => ({ type: 'object', properties, required })
 
 let extraTools = []
+const removed = new Set()
 const variant = value('--variant') ?? 'default'
 
 function baseTools() {
@@ -77,7 +78,11 @@ function baseTools() {
       inputSchema: obj({ good: { type: 'boolean' } }),
       outputSchema: obj({ sum: { type: 'number' } }, ['sum']),
     },
-    { name: 'add_tool', description: 'Adds a tool and announces list_changed.', inputSchema: obj() },
+    {
+      name: 'add_tool',
+      description: 'Adds a tool (and removes the one named by `remove`), then announces list_changed.',
+      inputSchema: obj({ remove: { type: 'string' } }),
+    },
     { name: 'spawn_child', description: 'Starts a long-running child process.', inputSchema: obj() },
     {
       name: 'legacy',
@@ -146,7 +151,7 @@ function baseTools() {
     { description: 'no name at all', inputSchema: obj() },
     { name: 'wordy', description: 'x'.repeat(5000), inputSchema: obj() },
     ...extraTools,
-  ]
+  ].filter((t) => !removed.has(t.name))
 }
 
 const server = new Server(
@@ -236,6 +241,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         : { content: [{ type: 'text', text: '{"sum":3}' }], structuredContent: { sum: 3 } }
     case 'add_tool':
       extraTools = [{ name: 'added', description: 'A tool added at run time.', inputSchema: obj() }]
+      if (typeof a.remove === 'string') removed.add(a.remove)
       await server.sendToolListChanged()
       return text('added')
     case 'spawn_child': {
