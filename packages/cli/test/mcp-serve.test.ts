@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { OrderedTransport } from '../../mcp/src/transport/ordered.js'
 
 const REPO = resolve(import.meta.dirname, '../../..')
 const BIN = join(REPO, 'packages/cli/dist/bin.js')
@@ -69,7 +70,9 @@ async function serve(answer?: (message: string) => ElicitResult): Promise<Served
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, LANG: 'C.UTF-8' },
     stderr: 'pipe',
   })
-  await client.connect(transport)
+  // OrderedTransport: the SDK client handles a notification one microtask late but a response at
+  // once, so progress sent just before a result would be dropped as "unknown token".
+  await client.connect(new OrderedTransport(transport))
   const served = { client, root, log, elicitations, close: () => client.close() }
   open.push(served)
   return served
@@ -120,6 +123,52 @@ describe('toolgate mcp serve', { timeout: 120_000 }, () => {
       version: '1.0.0',
       elicitation: true,
     })
+  })
+
+  test('output schemas are declared and values come back as structuredContent (checked by the client)', async () => {
+    const s = await serve(() => ({ action: 'accept', content: { allow: true } }))
+    const { tools } = await s.client.listTools()
+    // Every built-in tool's output schema is an object schema, or a union of object kinds.
+    expect(tools.filter((t) => t.outputSchema?.type === 'object').map((t) => t.name)).toEqual(
+      tools.map((t) => t.name),
+    )
+    expect(Object.keys(tools.find((t) => t.name === 'read')!.outputSchema!)).toEqual(['type', 'oneOf'])
+    // The SDK client validates structuredContent against the listed outputSchema itself.
+    const read = await s.client.callTool({ name: 'read', arguments: { path: 'notes.txt' } })
+    expect(read.structuredContent).toMatchObject({
+      kind: 'text',
+      path: 'notes.txt',
+      startLine: 1,
+      totalLines: 2,
+      lines: ['first line', 'second line'],
+    })
+    const ls = await s.client.callTool({ name: 'ls', arguments: {} })
+    expect(ls.structuredContent).toMatchObject({ path: '.' })
+    // A failed call has no structured value, only its error text.
+    const missing = await s.client.callTool({ name: 'read', arguments: { path: 'nope.txt' } })
+    expect(missing.isError).toBe(true)
+    expect(missing.structuredContent).toBeUndefined()
+  })
+
+  test("a call's session events are its progress notifications when the client asks for progress", async () => {
+    const s = await serve(() => ({ action: 'accept', content: { allow: true } }))
+    const seen: { progress: number; message?: string }[] = []
+    const result = await s.client.callTool(
+      { name: 'bash', arguments: { command: 'rm -f victim.txt' } },
+      undefined,
+      { onprogress: (p) => seen.push({ progress: p.progress, message: p.message }) },
+    )
+    expect(result.isError).toBeUndefined()
+    expect(seen).toEqual([
+      { progress: 1, message: 'tool/call' },
+      { progress: 2, message: 'permission/decided' },
+      { progress: 3, message: 'approval/asked' },
+      { progress: 4, message: 'mcp-serve/approval' },
+      { progress: 5, message: 'approval/decided' },
+    ])
+    // Without a progress token nothing is sent (the SDK client would report an unknown token).
+    const quiet = await s.client.callTool({ name: 'read', arguments: { path: 'notes.txt' } })
+    expect(quiet.isError).toBeUndefined()
   })
 
   test('an ask becomes an elicitation: yes runs the call, no refuses it', async () => {

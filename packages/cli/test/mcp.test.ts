@@ -48,9 +48,9 @@ describe('toolgate mcp', () => {
     )
     const second = await list()
     const lines = second.out.split('\n')
-    expect(lines[1]).toMatch(/^fault {2}stdio {2}connected {2}tools 15 {2}schema [\d,]+ bytes$/)
+    expect(lines[1]).toMatch(/^fault {2}stdio {2}connected {2}tools 18 {2}schema [\d,]+ bytes$/)
     expect(lines.slice(2, 4)).toEqual([
-      '  left out: tool #16: no name',
+      '  left out: tool #19: no name',
       '  left out: "broken" left out: its inputSchema is unusable: the schema is a string, not a JSON Schema object',
     ])
   })

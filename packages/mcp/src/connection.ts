@@ -331,6 +331,10 @@ export class McpConnection {
           throw new ToolError(mcpMessages.notRunning(this.o.name, toolgateName, 'the session closed it'))
       }
     }
+    // The server's list changed (list_changed) and no longer has it; the registration goes at the
+    // next sync (between turns), but the server is not asked for a tool it stopped offering.
+    if (!this.tools.some((t) => t.name === tool))
+      throw new ToolError(mcpMessages.changedTool(this.o.name, toolgateName))
     try {
       const result = await client.request(
         { method: 'tools/call', params: { name: tool, arguments: (args ?? {}) as Record<string, unknown> } },

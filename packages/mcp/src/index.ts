@@ -35,7 +35,14 @@ export {
   NO_ELICITATION,
   type PendingCall,
 } from './server/elicit-approval.js'
-export { type ServedRuntime, type ServeOptions, serveRuntime, toCallToolResult } from './server/serve.js'
+export {
+  MAX_PROGRESS_PER_CALL,
+  objectOutputSchema,
+  type ServedRuntime,
+  type ServeOptions,
+  serveRuntime,
+  toCallToolResult,
+} from './server/serve.js'
 export { MAX_CLIENT_MESSAGE_BYTES, stdioServerTransport } from './server/stdio.js'
 export { mapContent } from './tools/content.js'
 export { mcpMessages } from './tools/messages.js'

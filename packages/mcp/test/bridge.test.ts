@@ -32,15 +32,18 @@ describe('the MCP bridge against the fault-injection server (real process, offic
       'mcp__fault__mixed',
       'mcp__fault__no_type',
       'mcp__fault__progress',
+      'mcp__fault__root_one_of',
+      'mcp__fault__root_ref',
+      'mcp__fault__root_union',
       'mcp__fault__spawn_child',
       'mcp__fault__structured',
       'mcp__fault__wordy',
     ])
     const [report] = manager.report()
     expect(report?.status).toEqual({ state: 'connected' })
-    expect(report?.tools).toBe(15)
+    expect(report?.tools).toBe(18)
     expect(report?.problems).toEqual([
-      'tool #16: no name',
+      'tool #19: no name',
       '"broken" left out: its inputSchema is unusable: the schema is a string, not a JSON Schema object',
     ])
     const schema = (n: string) => runtime.schemas().find((s) => s.name === `mcp__fault__${n}`)!
@@ -225,6 +228,27 @@ describe('the MCP bridge against the fault-injection server (real process, offic
     expect(runtime.schemas().some((s) => s.name === 'mcp__fault__added')).toBe(true)
     const r = await runtime.execute({ callId: 'a2', name: 'mcp__fault__added', arguments: {} })
     expect(text(r)).toBe('the added tool ran')
+  })
+
+  it('a tool the server stopped offering is not called before the next sync, and is gone after it', async () => {
+    const { runtime, manager, waitFor, logged } = await faultSession(['--stderr-noise'])
+    await runtime.execute({ callId: 'r1', name: 'mcp__fault__add_tool', arguments: { remove: 'echo' } })
+    await waitFor((l) => l.type === 'mcp/tools-changed')
+    // Still registered (registrations change only between turns), but the server is not asked.
+    const before = await runtime.execute({ callId: 'r2', name: 'mcp__fault__echo', arguments: { text: 'x' } })
+    expect(before.error).toMatchObject({
+      code: 'TOOL_ERROR',
+      message:
+        'The MCP server "fault" no longer offers mcp__fault__echo (its tool list changed). Use the tools it lists now.',
+    })
+    // The server logs each call it gets on stderr, in order: a later call's line proves the order.
+    await runtime.execute({ callId: 'r2b', name: 'mcp__fault__fail', arguments: {} })
+    await waitFor((l) => l.type === 'mcp/stderr' && l.payload.line === 'call fail')
+    const calls = logged.filter((l) => l.type === 'mcp/stderr' && String(l.payload.line).startsWith('call '))
+    expect(calls.map((l) => l.payload.line)).toEqual(['call add_tool', 'call fail'])
+    manager.sync()
+    const after = await runtime.execute({ callId: 'r3', name: 'mcp__fault__echo', arguments: { text: 'x' } })
+    expect(after.error?.code).toBe('UNKNOWN_TOOL')
   })
 
   it('reports a server that dies mid-call with its stderr tail; the session goes on', async () => {

@@ -2,6 +2,7 @@
 // and @modelcontextprotocol/server-filesystem.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpServer, type IncomingHttpHeaders, request } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -121,7 +122,68 @@ function stop(child: ChildProcess): Promise<void> {
   })
 }
 
+/**
+ * A recording reverse proxy on loopback in front of the real server: every request's headers are
+ * kept, the bodies (SSE included) are piped both ways unchanged.
+ */
+async function recordingProxy(target: number): Promise<{ port: number; seen: IncomingHttpHeaders[] }> {
+  const seen: IncomingHttpHeaders[] = []
+  const proxy = createHttpServer((req, res) => {
+    seen.push(req.headers)
+    const upstream = request(
+      { host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers)
+        up.pipe(res)
+      },
+    )
+    upstream.on('error', () => res.destroy())
+    req.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  cleanup.push(
+    () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections()
+        proxy.close(() => resolve())
+      }),
+  )
+  return { port: (proxy.address() as { port: number }).port, seen }
+}
+
 describe('server-everything over Streamable HTTP', () => {
+  it('sends the configured headers and the bearer token from the named environment variable on every request', async () => {
+    const port = await freePort()
+    const server = await startHttp(port)
+    cleanup.push(() => stop(server))
+    const proxy = await recordingProxy(port)
+    const s = managed(
+      [
+        entry('remote', {
+          type: 'http',
+          url: `http://127.0.0.1:${proxy.port}/mcp`,
+          headers: { 'X-Team': 'tools' },
+          bearerTokenEnv: 'REMOTE_TOKEN',
+        }),
+      ],
+      { env: { REMOTE_TOKEN: 'tok-4711' } },
+    )
+    cleanup.push(() => s.manager.dispose())
+    await s.manager.start()
+    s.manager.sync()
+    const sum = await s.runtime.execute({
+      callId: 'b1',
+      name: 'mcp__remote__get-sum',
+      arguments: { a: 1, b: 2 },
+    })
+    expect(text(sum)).toBe('The sum of 1 and 2 is 3.')
+    // initialize, initialized, tools/list, tools/call at least; each one carried both headers.
+    expect(proxy.seen.length).toBeGreaterThanOrEqual(4)
+    expect(proxy.seen.map((h) => [h.authorization, h['x-team']])).toEqual(
+      proxy.seen.map(() => ['Bearer tok-4711', 'tools']),
+    )
+  })
+
   it('connects, calls, and reconnects with backoff after the server restarts', async () => {
     const port = await freePort()
     let server = await startHttp(port)

@@ -42,7 +42,7 @@ describe('server lifecycle', () => {
     expect(s.manager.pendingServers()).toEqual(['slow'])
     expect(s.runtime.schemas()).toEqual([])
     s.manager.sync()
-    expect(s.runtime.schemas().length).toBe(15)
+    expect(s.runtime.schemas().length).toBe(18)
     expect(s.manager.pendingServers()).toEqual([])
   })
 

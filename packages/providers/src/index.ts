@@ -40,6 +40,7 @@ export {
 export type { ModelClient, ModelRequest, ModelStreamEvent, Provider, Usage } from './model.js'
 export { SchemaDialectError } from './schema/dialect-error.js'
 export { DIALECTS, type DialectProfile, SCHEMA_DIALECTS, type SchemaDialect } from './schema/dialects.js'
+export { FOREIGN_TOOL_PREFIX, isForeignTool } from './schema/foreign.js'
 export { normalizeArgs } from './schema/normalize-args.js'
 export { compileProviderSchema, type SchemaUsage, toProviderSchema } from './schema/to-provider-schema.js'
 export {

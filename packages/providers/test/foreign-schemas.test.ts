@@ -6,14 +6,14 @@
 //     shortened: some properties of the ruleset left out)
 // Only the schema JSON is kept.
 import { readFileSync } from 'node:fs'
-import type { JsonObject, ToolSchema } from '@toolgate/core'
+import type { JsonObject, JsonValue, ToolSchema } from '@toolgate/core'
 import { normalizeSchema } from '@toolgate/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { CODECS } from '../src/client.js'
 import { compileTools } from '../src/codecs/codec.js'
 import { SchemaDialectError } from '../src/schema/dialect-error.js'
-import { SCHEMA_DIALECTS } from '../src/schema/dialects.js'
+import { DIALECTS, SCHEMA_DIALECTS } from '../src/schema/dialects.js'
 import { toProviderSchema } from '../src/schema/to-provider-schema.js'
 
 const fixture = (name: string) =>
@@ -458,6 +458,139 @@ describe('Anthropic strict budgets are enforced across the whole request', () =>
           )
         },
       ),
+    )
+  })
+})
+
+describe('roots the wires refuse (observed 400s: root anyOf/oneOf/allOf, OpenAI also enum/const/not)', () => {
+  const note = (rule: unknown) =>
+    `The arguments must also satisfy this JSON Schema rule: ${JSON.stringify(rule)}`
+
+  test('an allOf root: every branch required, properties merged, the rule quoted after the description', () => {
+    const schema: JsonObject = {
+      type: 'object',
+      description: 'Update a page.',
+      allOf: [
+        { properties: { id: { type: 'string' } }, required: ['id'] },
+        { properties: { title: { type: 'string' } }, required: ['title'] },
+      ],
+    }
+    for (const dialect of ['openai', 'anthropic'] as const)
+      expect(toProviderSchema(schema, dialect)).toEqual({
+        type: 'object',
+        description: `Update a page.\n\n${note({ allOf: schema.allOf })}`,
+        properties: { id: { type: 'string' }, title: { type: 'string' } },
+        required: ['id', 'title'],
+      })
+  })
+
+  test('root not/enum/const: moved for OpenAI, kept for Anthropic (which takes them)', () => {
+    const schema: JsonObject = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      not: { required: ['a', 'b'] },
+    }
+    expect(toProviderSchema(schema, 'openai')).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      description: note({ not: { required: ['a', 'b'] } }),
+    })
+    expect(toProviderSchema(schema, 'anthropic')).toEqual(schema)
+  })
+
+  test('a root that is not an object schema cannot be sent: that one tool is left out, with the reason', () => {
+    expect(error(() => toProviderSchema({ type: 'string' }, 'anthropic'))).toEqual({
+      keyword: 'type',
+      path: '',
+      message:
+        'anthropic cannot express `type` at (root): tool parameters must be a JSON object schema, not type "string"',
+    })
+    expect(error(() => toProviderSchema({ $ref: 'https://example.com/s.json' }, 'openai'))).toEqual({
+      keyword: '$ref',
+      path: '',
+      message:
+        'openai cannot express `$ref` at (root): the root `$ref` `https://example.com/s.json` does not lead to a local object schema',
+    })
+  })
+
+  test('strict: a root union is refused there, so our own tool goes non-strict with the keyword named', () => {
+    const own: ToolSchema = {
+      name: 'pick',
+      description: 'Pick by id or by name.',
+      parameters: {
+        type: 'object',
+        properties: { id: { type: 'integer' }, name: { type: 'string' } },
+        anyOf: [{ required: ['id'] }, { required: ['name'] }],
+      },
+    }
+    const { compiled, fallbacks } = compileTools([own], 'anthropic-strict', 'anthropic', true)
+    expect(fallbacks).toEqual([
+      {
+        tool: 'pick',
+        keyword: 'anyOf',
+        path: '/anyOf',
+        message:
+          'anthropic-strict cannot express `anyOf` at /anyOf: `anyOf` is refused at the root of tool parameters; send this tool non-strict',
+      },
+    ])
+    expect(compiled[0]?.strict).toBe(false)
+    expect(Object.keys(compiled[0]!.parameters)).not.toContain('anyOf')
+  })
+
+  test('MCP tools (mcp__*) are never tried strict; our own tools still are', () => {
+    const tools: ToolSchema[] = [
+      { name: 'read', description: 'r', parameters: REAL.read_text_file! },
+      { name: 'mcp__fs__read_text_file', description: 'r', parameters: REAL.read_text_file! },
+    ]
+    for (const [strict, lenient] of [
+      ['openai-strict', 'openai'],
+      ['anthropic-strict', 'anthropic'],
+    ] as const) {
+      const { compiled, fallbacks } = compileTools(tools, strict, lenient, true)
+      expect(compiled.map((c) => [c.tool.name, c.strict])).toEqual([
+        ['read', true],
+        ['mcp__fs__read_text_file', false],
+      ])
+      expect(compiled[1]!.parameters).toEqual(toProviderSchema(REAL.read_text_file!, lenient))
+      expect(fallbacks).toEqual([])
+    }
+  })
+
+  test('property: whatever sits at the root, the lenient wires get an object root without refused keywords, or a precise error', () => {
+    const leaf = fc.constantFrom<JsonObject>(
+      { type: 'string' },
+      { required: ['a'] },
+      { properties: { a: { type: 'integer' } }, required: ['a'] },
+      { $ref: '#/$defs/D' },
+      { type: 'object', properties: { b: { type: 'boolean' } } },
+    )
+    const root = fc.record(
+      {
+        type: fc.constantFrom<JsonValue>('object', ['object', 'null'], 'string'),
+        properties: fc.constant<JsonValue>({ a: { type: 'string' } }),
+        anyOf: fc.array(leaf, { minLength: 1, maxLength: 3 }),
+        oneOf: fc.array(leaf, { minLength: 1, maxLength: 3 }),
+        allOf: fc.array(leaf, { minLength: 1, maxLength: 3 }),
+        not: leaf,
+        enum: fc.constant<JsonValue>([{ a: 'x' }]),
+        $ref: fc.constantFrom('#/$defs/D', '#/$defs/missing'),
+      },
+      { requiredKeys: [] },
+    )
+    fc.assert(
+      fc.property(root, (r) => {
+        const schema = { ...r, $defs: { D: { type: 'object', properties: { d: { type: 'number' } } } } }
+        for (const dialect of ['openai', 'anthropic'] as const) {
+          const e = error(() => toProviderSchema(schema as JsonObject, dialect))
+          if (e !== 'no error') {
+            expect(['type', '$ref', 'schema']).toContain(e.keyword)
+            continue
+          }
+          const out = toProviderSchema(schema as JsonObject, dialect)
+          expect(out.type).toBe('object')
+          expect(Object.keys(out).filter((k) => DIALECTS[dialect].rootRefused.has(k))).toEqual([])
+        }
+      }),
     )
   })
 })

@@ -6,8 +6,9 @@ import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import type { Readable, Writable } from 'node:stream'
+import type { SessionSink } from '@toolgate/core'
 import { jsonlSink } from '@toolgate/core/node'
-import { serveRuntime, stdioServerTransport } from '@toolgate/mcp'
+import { type ServedRuntime, serveRuntime, stdioServerTransport } from '@toolgate/mcp'
 import type { ParsedArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
@@ -31,10 +32,24 @@ export async function mcpServeCommand(parsed: ParsedArgs, io: CliIO, root: strin
     io.stderr.write(`toolgate mcp serve: cannot open the session log: ${(error as Error).message}\n`)
     return EXIT.config
   }
+  // The session's events also reach the served runtime (progress notifications of its calls);
+  // `served` exists only after the session, and nothing runs before it.
+  let served: ServedRuntime | undefined
+  const tee: SessionSink = {
+    write: (event) => {
+      sink.write(event)
+      try {
+        served?.observe(event)
+      } catch {
+        // Progress is a courtesy to the client: it never changes the call or the log.
+      }
+    },
+    events: () => sink.events?.() ?? [],
+  }
   let session: Awaited<ReturnType<typeof createSession>>
   try {
     // Asks are answered by the client (elicitation), so the approval policy is on-request.
-    session = await createSession({ root, preset, approvalPolicy: 'on-request', sink })
+    session = await createSession({ root, preset, approvalPolicy: 'on-request', sink: tee })
   } catch (error) {
     sink.close()
     io.stderr.write(`toolgate mcp serve: could not set up the session: ${(error as Error).message}\n`)
@@ -42,14 +57,14 @@ export async function mcpServeCommand(parsed: ParsedArgs, io: CliIO, root: strin
   }
   // The protocol needs the real streams (process.stdin/stdout in the binary).
   const transport = stdioServerTransport(io.stdin as unknown as Readable, io.stdout as unknown as Writable)
-  const served = await serveRuntime({
+  served = await serveRuntime({
     runtime: session.runtime,
     approval: session.approval,
     transport,
     serverInfo: { name: 'toolgate', version: '0.1.0' },
   })
   io.stderr.write(`toolgate mcp serve: workspace ${root}, preset ${preset}; session log ${logPath}\n`)
-  const stop = () => void served.close()
+  const stop = () => void served?.close()
   io.interrupt?.addEventListener('abort', stop, { once: true })
   if (io.interrupt?.aborted) stop()
   await served.closed

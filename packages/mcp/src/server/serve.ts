@@ -2,7 +2,10 @@
 // session log, served to any MCP client. Every `tools/call` is an ordinary runtime call (same
 // pipeline, same log); an `ask` becomes an elicitation request to the client (elicit-approval.ts);
 // the client's cancellation (notifications/cancelled) aborts the call's signal; calls from
-// concurrent requests keep the runtime's parallel/exclusive rule (call-gate.ts).
+// concurrent requests keep the runtime's parallel/exclusive rule (call-gate.ts). A tool whose
+// output schema is an object schema declares it as `outputSchema`, and its value is the result's
+// `structuredContent`; the session events of a call are its progress notifications when the client
+// asked for progress.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
@@ -17,6 +20,7 @@ import type {
   JsonObject,
   JsonValue,
   Runtime,
+  SessionEvent,
   ToolResult,
 } from '@toolgate/core'
 import { CallGate } from './call-gate.js'
@@ -38,8 +42,23 @@ export interface ServedRuntime {
   readonly server: Server
   /** Resolves when the client disconnects (or `close()` was called). */
   readonly closed: Promise<void>
+  /**
+   * Feed the session's events here (a tee of the session sink): an event of a call whose client
+   * request carried a progress token goes to the client as `notifications/progress`, with the
+   * event type as its message. Other events are ignored.
+   */
+  observe(event: SessionEvent): void
   /** Abort every call in flight and close the connection. */
   close(): Promise<void>
+}
+
+/** Progress notifications per call at most (a chatty tool must not flood a slow client). */
+export const MAX_PROGRESS_PER_CALL = 1_000
+
+/** A call's progress channel while it runs. */
+interface ProgressChannel {
+  sent: number
+  send(progress: number, message: string): void
 }
 
 export async function serveRuntime(o: ServeOptions): Promise<ServedRuntime> {
@@ -58,6 +77,7 @@ export async function serveRuntime(o: ServeOptions): Promise<ServedRuntime> {
   const pending = new Map<string, PendingCall>()
   const inFlight = new Set<AbortController>()
   const gate = new CallGate()
+  const progress = new Map<string, ProgressChannel>()
   let calls = 0
 
   const answerer: Disposable = o.approval.answer(
@@ -78,13 +98,24 @@ export async function serveRuntime(o: ServeOptions): Promise<ServedRuntime> {
     })
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: runtime.schemas().map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.parameters as { type: 'object' } & JsonObject,
-    })),
-  }))
+  // Output schemas as declared when the tools are listed; a result carries structuredContent only
+  // when the client could have read that schema (MCP: a declared outputSchema obliges it).
+  let outputSchemas = new Map<string, JsonObject>()
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const outputs = new Map(runtime.toolDescriptors().map((d) => [d.name, d.output]))
+    outputSchemas = new Map()
+    const tools = runtime.schemas().map((t) => {
+      const output = objectOutputSchema(outputs.get(t.name))
+      if (output) outputSchemas.set(t.name, output)
+      return {
+        name: t.name,
+        description: t.description,
+        inputSchema: t.parameters as { type: 'object' } & JsonObject,
+        ...(output ? { outputSchema: output as { type: 'object' } & JsonObject } : {}),
+      }
+    })
+    return { tools }
+  })
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const callId = `mcp-${++calls}`
@@ -96,12 +127,26 @@ export async function serveRuntime(o: ServeOptions): Promise<ServedRuntime> {
     inFlight.add(controller)
     const args = (request.params.arguments ?? {}) as JsonValue
     pending.set(callId, { name: request.params.name, arguments: args, requestId: extra.requestId })
+    const token = request.params._meta?.progressToken
+    if (token !== undefined)
+      progress.set(callId, {
+        sent: 0,
+        send: (n, message) =>
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: n, message },
+            })
+            .catch(() => undefined),
+      })
     try {
       const call = { callId, name: request.params.name, arguments: args, signal: controller.signal }
       const kind = safeMode(runtime, call)
       const result = await gate.run(kind, controller.signal, () => runtime.execute(call))
-      return toCallToolResult(result)
+      return toCallToolResult(result, outputSchemas.has(result.name))
     } finally {
+      // Before the response is sent: no progress for this token after its result.
+      progress.delete(callId)
       pending.delete(callId)
       inFlight.delete(controller)
       extra.signal.removeEventListener('abort', onCancel)
@@ -121,6 +166,13 @@ export async function serveRuntime(o: ServeOptions): Promise<ServedRuntime> {
   return {
     server,
     closed,
+    observe(event) {
+      const callId = typeof event.callId === 'string' ? event.callId : undefined
+      const channel = callId === undefined ? undefined : progress.get(callId)
+      // The result itself is the response, not progress.
+      if (!channel || event.type === 'tool/result' || channel.sent >= MAX_PROGRESS_PER_CALL) return
+      channel.send(++channel.sent, event.type)
+    },
     async close() {
       for (const c of inFlight) c.abort(new Error('the server is shutting down'))
       await server.close()
@@ -137,14 +189,43 @@ function safeMode(runtime: Runtime, call: Parameters<Runtime['mode']>[0]): 'para
   }
 }
 
-/** A toolgate result as an MCP tool result: the same model-facing content, `isError` kept. */
-export function toCallToolResult(result: ToolResult): CallToolResult {
+/**
+ * MCP output schemas are object schemas (`type: "object"` at the root). A tool's output schema is
+ * served when it is one, or a union of object branches (read, bash: `oneOf` of kinds), which is the
+ * same set of values with `type: "object"` added at the root. Anything else is not declared.
+ */
+export function objectOutputSchema(schema: JsonObject | undefined): JsonObject | undefined {
+  if (!schema) return undefined
+  if (schema.type === 'object') return schema
+  if (schema.type !== undefined) return undefined
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const branches = schema[key]
+    if (
+      Array.isArray(branches) &&
+      branches.length > 0 &&
+      branches.every((b) => typeof b === 'object' && b !== null && !Array.isArray(b) && b.type === 'object')
+    )
+      return { type: 'object', ...schema }
+  }
+  return undefined
+}
+
+/**
+ * A toolgate result as an MCP tool result: the same model-facing content, `isError` kept, and the
+ * value as `structuredContent` when the tool declared an output schema (the runtime validated the
+ * value against it) and the call succeeded.
+ */
+export function toCallToolResult(result: ToolResult, structured = false): CallToolResult {
+  const value = result.value
+  const withValue =
+    structured && !result.isError && typeof value === 'object' && value !== null && !Array.isArray(value)
   return {
     content: result.content.map((b: ContentBlock) =>
       b.type === 'text'
         ? { type: 'text' as const, text: b.text }
         : { type: 'image' as const, data: b.data, mimeType: b.mediaType },
     ),
+    ...(withValue ? { structuredContent: value as JsonObject } : {}),
     ...(result.isError ? { isError: true } : {}),
   }
 }

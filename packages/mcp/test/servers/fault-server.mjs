@@ -31,6 +31,7 @@ const text = (t) => ({ content: [{ type: 'text', text: t }] })
 const obj = (properties = {}, required = []) => ({ type: 'object', properties, required })
 
 let extraTools = []
+const removed = new Set()
 const variant = value('--variant') ?? 'default'
 
 function baseTools() {
@@ -77,7 +78,11 @@ function baseTools() {
       inputSchema: obj({ good: { type: 'boolean' } }),
       outputSchema: obj({ sum: { type: 'number' } }, ['sum']),
     },
-    { name: 'add_tool', description: 'Adds a tool and announces list_changed.', inputSchema: obj() },
+    {
+      name: 'add_tool',
+      description: 'Adds a tool (and removes the one named by `remove`), then announces list_changed.',
+      inputSchema: obj({ remove: { type: 'string' } }),
+    },
     { name: 'spawn_child', description: 'Starts a long-running child process.', inputSchema: obj() },
     {
       name: 'legacy',
@@ -101,11 +106,52 @@ function baseTools() {
       inputSchema: { properties: { q: { type: 'string' } } },
     },
     { name: 'empty', description: 'inputSchema {}.', inputSchema: {} },
+    {
+      // The shapes that 400 a whole request when sent as they are (issue threads of real servers):
+      // a root anyOf of `required` lists, a root oneOf of whole objects, a bare root $ref (pydantic).
+      name: 'root_union',
+      description: 'Index coverage for paths or scopes.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          project: { type: 'string' },
+          paths: { type: 'array', items: { type: 'string' } },
+          scopes: { type: 'array', items: { type: 'string' } },
+        },
+        required: ['project'],
+        anyOf: [{ required: ['paths'] }, { required: ['scopes'] }],
+      },
+    },
+    {
+      name: 'root_one_of',
+      description: 'Attach content from one source.',
+      inputSchema: {
+        type: 'object',
+        oneOf: [
+          { properties: { content: { type: 'string' } }, required: ['content'] },
+          { properties: { source_url: { type: 'string', format: 'uri' } }, required: ['source_url'] },
+        ],
+      },
+    },
+    {
+      name: 'root_ref',
+      description: 'Pydantic-style root reference.',
+      inputSchema: {
+        $ref: '#/$defs/Args',
+        $defs: {
+          Args: {
+            type: 'object',
+            properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+            required: ['city'],
+          },
+        },
+      },
+    },
     { name: 'broken', description: 'inputSchema is a string.', inputSchema: 'oops' },
     { description: 'no name at all', inputSchema: obj() },
     { name: 'wordy', description: 'x'.repeat(5000), inputSchema: obj() },
     ...extraTools,
-  ]
+  ].filter((t) => !removed.has(t.name))
 }
 
 const server = new Server(
@@ -120,6 +166,10 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   switch (name) {
     case 'echo':
       return text(String(a.text))
+    case 'root_union':
+    case 'root_one_of':
+    case 'root_ref':
+      return text(JSON.stringify(a))
     case 'added':
       return text('the added tool ran')
     case 'hang':
@@ -191,6 +241,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
         : { content: [{ type: 'text', text: '{"sum":3}' }], structuredContent: { sum: 3 } }
     case 'add_tool':
       extraTools = [{ name: 'added', description: 'A tool added at run time.', inputSchema: obj() }]
+      if (typeof a.remove === 'string') removed.add(a.remove)
       await server.sendToolListChanged()
       return text('added')
     case 'spawn_child': {

@@ -4,6 +4,7 @@ import type { AssistantMessage } from '../messages.js'
 import type { ModelRequest, ModelStreamEvent, Provider, Usage } from '../model.js'
 import { SchemaDialectError } from '../schema/dialect-error.js'
 import { DIALECTS, type DialectProfile, type SchemaDialect } from '../schema/dialects.js'
+import { isForeignTool } from '../schema/foreign.js'
 import { compileProviderSchema, type SchemaUsage, toProviderSchema } from '../schema/to-provider-schema.js'
 import type { StopReason } from '../stop-reasons.js'
 import { ProviderStreamError } from '../transport/errors.js'
@@ -85,11 +86,12 @@ export interface CompiledTool {
 
 /**
  * Compile each tool for a family: strict dialect when asked, else (or when the strict dialect cannot
- * express the schema) the lenient one. One tool's failure never affects the others. Budgets the
- * family counts across the whole request (Anthropic: 20 strict tools, 24 optional and 16
- * union-typed parameters in total) are spent in request order, first come first served: a tool
- * that would overspend goes non-strict with a fallback saying so. Earlier tools never depend on
- * later ones, so appending a tool (deferred loading) never changes what was already sent.
+ * express the schema, or the tool is an MCP tool: foreign.ts) the lenient one. One tool's failure
+ * never affects the others. Budgets the family counts across the whole request (Anthropic: 20
+ * strict tools, 24 optional and 16 union-typed parameters in total) are spent in request order,
+ * first come first served: a tool that would overspend goes non-strict with a fallback saying so.
+ * Earlier tools never depend on later ones, so appending a tool (deferred loading) never changes
+ * what was already sent.
  */
 export function compileTools(
   tools: readonly ToolSchema[],
@@ -103,7 +105,7 @@ export function compileTools(
   const limits = (DIALECTS[strictDialect] as DialectProfile).requestLimits
   const spent = { strictTools: 0, optional: 0, unions: 0 }
   for (const tool of tools) {
-    if (strict) {
+    if (strict && !isForeignTool(tool.name)) {
       try {
         const { schema, usage } = compileProviderSchema(tool.parameters, strictDialect)
         const over = limits ? overspend(limits, spent, usage) : undefined

@@ -31,6 +31,11 @@ export interface DialectProfile {
     readonly optional?: number
     readonly unions?: number
   }
+  /**
+   * Keywords the family refuses at the ROOT of tool parameters (a 400 for the whole request):
+   * lenient dialects rewrite them (root.ts), strict ones fail so the tool goes lenient.
+   */
+  readonly rootRefused?: ReadonlySet<string>
   /** Reject regex features the strict decoder cannot run (lookaround, backreferences). */
   readonly regex?: boolean
   /**
@@ -75,6 +80,13 @@ export const STRUCTURAL_UNSUPPORTED: readonly string[] = [
   'unevaluatedItems',
 ]
 
+// Observed 400s (public issue threads of MCP clients, 2025-2026), not only documentation:
+// OpenAI: "schema must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not'
+// at the top level"; Anthropic: "input_schema does not support oneOf, allOf, or anyOf at the top
+// level". Both in strict and non-strict mode; MCP servers send such schemas (Notion, GitLab, ...).
+const OPENAI_ROOT_REFUSED = new Set(['anyOf', 'oneOf', 'allOf', 'enum', 'const', 'not'])
+const ANTHROPIC_ROOT_REFUSED = new Set(['anyOf', 'oneOf', 'allOf'])
+
 export const DIALECTS = {
   // OpenAI Structured Outputs ("Supported schemas"): up to 5000 object properties in total and up to
   // 10 levels of nesting; string: pattern, format; number: (exclusive)minimum/maximum, multipleOf;
@@ -102,10 +114,18 @@ export const DIALECTS = {
     // Also: at most 1,000 enum values in total, and at most 15,000 characters of string enum
     // values once there are more than 250 of them.
     limits: { depth: 10, properties: 5000, enumValues: 1000, enumChars: { above: 250, chars: 15_000 } },
+    rootRefused: OPENAI_ROOT_REFUSED,
     regex: true,
   },
   // Non-strict function parameters accept JSON Schema as is; only zod's artefacts are removed.
-  openai: { strict: false, requireAll: false, closedObjects: false, refs: 'keep', openApiNullable: false },
+  openai: {
+    strict: false,
+    requireAll: false,
+    closedObjects: false,
+    refs: 'keep',
+    openApiNullable: false,
+    rootRefused: OPENAI_ROOT_REFUSED,
+  },
   // Anthropic strict tool use: optional properties stay optional; numeric and string-length
   // constraints are not supported; minItems only 0 or 1; `default` is supported; no recursion;
   // every object needs additionalProperties: false; at most 20 strict tools per request, and at
@@ -133,9 +153,17 @@ export const DIALECTS = {
     maxMinItems: 1,
     limits: { optional: 24, unions: 16 },
     requestLimits: { strictTools: 20, optional: 24, unions: 16 },
+    rootRefused: ANTHROPIC_ROOT_REFUSED,
     regex: true,
   },
-  anthropic: { strict: false, requireAll: false, closedObjects: false, refs: 'keep', openApiNullable: false },
+  anthropic: {
+    strict: false,
+    requireAll: false,
+    closedObjects: false,
+    refs: 'keep',
+    openApiNullable: false,
+    rootRefused: ANTHROPIC_ROOT_REFUSED,
+  },
   // Gemini function declarations: the OpenAPI 3.0 Schema subset (no $ref, no type arrays, no
   // additionalProperties, `nullable` instead of a null type, enum of strings).
   gemini: {

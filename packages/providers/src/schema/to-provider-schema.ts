@@ -5,6 +5,7 @@ import { type JsonObject, type JsonValue, normalizeSchema } from '@toolgate/core
 import { SchemaDialectError } from './dialect-error.js'
 import { DIALECTS, type DialectProfile, type SchemaDialect, STRUCTURAL_UNSUPPORTED } from './dialects.js'
 import { isObject, jsonTypeOf, type Node, pointer, resolveRef, typesOf } from './json-schema.js'
+import { flattenRoot } from './root.js'
 
 /** Keywords that are generator metadata, not protocol (seed 003 §11.2: `$schema` burns tokens). */
 const METADATA = new Set(['$schema', '$id', '$comment'])
@@ -52,7 +53,12 @@ export function compileProviderSchema(
   // Foreign forms first (issue 16 §3): legacy drafts, OpenAPI nullable, no root type, `{}`.
   const normalized = normalizeSchema(input, { root: 'object' })
   if (!normalized.ok) throw new SchemaDialectError(dialect, 'schema', normalized.path, normalized.problem)
-  const schema = normalized.schema
+  let schema = normalized.schema
+  if (profile.rootRefused && !profile.strict) {
+    const root = flattenRoot(schema, profile.rootRefused)
+    if (!root.ok) throw new SchemaDialectError(dialect, root.keyword, '', root.detail)
+    schema = root.schema
+  }
   const ctx: Ctx = {
     dialect,
     profile,
@@ -75,7 +81,21 @@ export function compileProviderSchema(
       )
   }
   if (profile.refs === 'keep-acyclic') checkAcyclic(ctx, schema, '')
+  // Strict: a root union is refused by the wire there (an allOf of objects is merged away by the
+  // rewrite); the tool goes lenient, whose root rewrite moves it into the description.
+  const refusedRoot = (node: JsonObject) => {
+    const key = Object.keys(node).find((k) => k !== 'allOf' && profile.rootRefused?.has(k))
+    if (key !== undefined)
+      fail(
+        ctx,
+        key,
+        pointer('', key),
+        `\`${key}\` is refused at the root of tool parameters; send this tool non-strict`,
+      )
+  }
+  refusedRoot(schema)
   const out = rewrite(ctx, schema, '', 0)
+  refusedRoot(out)
   checkBudgets(ctx)
   return { schema: out, usage: { optional: ctx.optional, unions: ctx.unions } }
 }
