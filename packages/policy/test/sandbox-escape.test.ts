@@ -358,6 +358,18 @@ describe.skipIf(!usable)('1b. repositories the command creates in the workspace 
     expect(existsSync(f.pwned)).toBe(false)
   })
 
+  test('a read-only git command writes no index (GIT_OPTIONAL_LOCKS=0): the host index stays as it was', async () => {
+    const f = make('optional-locks')
+    const index = join(f.ws, '.git', 'index')
+    const before = lstatSync(index, { bigint: true })
+    // A changed timestamp makes the cached stat data stale: git status would refresh and rewrite it.
+    const r = await inSandbox(f, 'touch a.txt && git status --short && echo "$GIT_OPTIONAL_LOCKS"')
+    expect(r.stdout).toBe('0\n')
+    expect(r.notes).toEqual([])
+    const after = lstatSync(index, { bigint: true })
+    expect([after.ino, after.mtimeNs]).toEqual([before.ino, before.mtimeNs])
+  })
+
   test('nested repositories that existed before the command are left alone (and stay read-only)', async () => {
     const f = make('nested-old')
     mkdirSync(join(f.ws, 'vendor', 'x'), { recursive: true })
