@@ -473,6 +473,14 @@ describe.skipIf(!usable)('3. secrets: the environment, credential stores, .env',
       '.pypirc',
       '.config/gcloud/credentials.db',
       '.azure/accessTokens.json',
+      '.pgpass',
+      '.my.cnf',
+      '.s3cfg',
+      '.boto',
+      '.config/rclone/rclone.conf',
+      '.config/github-copilot/hosts.json',
+      '.claude/.credentials.json',
+      '.codex/auth.json',
     ]
     const files = Object.fromEntries(stores.map((p, i) => [p, `SECRET-${i}-${p}`]))
     for (const [path, content] of Object.entries(files) as [string, string][]) {
