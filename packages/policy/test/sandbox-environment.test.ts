@@ -79,6 +79,7 @@ describe('bashEnvironment', () => {
 describe('git configuration bash gets', () => {
   test('safe defaults first, the user additions after (git applies them in order)', () => {
     expect(gitConfigEnvironment({ 'diff.tool': 'meld' })).toEqual({
+      GIT_OPTIONAL_LOCKS: '0',
       GIT_CONFIG_COUNT: '3',
       GIT_CONFIG_KEY_0: 'safe.bareRepository',
       GIT_CONFIG_VALUE_0: 'explicit',

@@ -1,5 +1,16 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createServer as createNetServer, type Server as NetServer } from 'node:net'
 import { join } from 'node:path'
@@ -254,6 +265,139 @@ describe.skipIf(!usable)("1. .git in every form stays the host's", () => {
   })
 })
 
+describe.skipIf(!usable)('1b. repositories the command creates in the workspace do not outlive it', () => {
+  /** A submodule registered in the host repository but not checked out (a clone without --recurse). */
+  const unpopulatedSubmodule = (f: Fixture) => {
+    const lib = join(f.dir, 'lib')
+    mkdirSync(lib)
+    f.git(['init', '-q', '-b', 'main'], lib)
+    writeFileSync(join(lib, 'l.txt'), 'l\n')
+    f.git(['add', 'l.txt'], lib)
+    f.git(['commit', '-qm', 'l'], lib)
+    expect(f.git(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'sub']).status).toBe(0)
+    f.git(['commit', '-qm', 'add sub'])
+    expect(f.git(['submodule', 'deinit', '-q', '-f', 'sub']).status).toBe(0)
+    rmSync(join(f.ws, '.git', 'modules'), { recursive: true })
+    expect(list(join(f.ws, 'sub'))).toEqual([])
+  }
+
+  test('a repository made in an unpopulated submodule: the host git status (which enters submodules) runs nothing', async () => {
+    const f = make('nested-sub')
+    unpopulatedSubmodule(f)
+    const r = await inSandbox(
+      f,
+      `git init -q sub && git -C sub config core.fsmonitor '${payload(f)}' && echo made`,
+    )
+    expect(r.stdout).toBe('made\n')
+    expect(r.notes).toEqual([
+      "sandbox: sub/.git was created by the command and renamed to sub/.git.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters sub). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+    ])
+    expect(list(join(f.ws, 'sub'))).toEqual(['.git.toolgate-blocked'])
+    expect(f.git(['status', '--short']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a repository made in a subdirectory and added as a gitlink: the host git status runs nothing', async () => {
+    const f = make('nested-add')
+    const r = await inSandbox(
+      f,
+      `mkdir -p src/app && cd src/app && git init -q && git config core.fsmonitor '${payload(f)}' && touch x && git add x && git -c user.name=m -c user.email=m@x commit -qm x && cd ../.. && git add src/app 2>/dev/null && git ls-files -s src/app | cut -c1-6`,
+    )
+    expect(r.stdout).toBe('160000\n')
+    expect(r.notes).toEqual([
+      "sandbox: src/app/.git was created by the command and renamed to src/app/.git.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters src/app). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+    ])
+    expect(f.git(['status', '--short']).status).toBe(0)
+    // A shell entering the directory (a prompt running git status) runs nothing either.
+    f.git(['status', '--short'], join(f.ws, 'src', 'app'))
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a .git file pointing at a gitdir the command wrote, at any depth, is renamed too', async () => {
+    const f = make('nested-gitfile')
+    const r = await inSandbox(
+      f,
+      `git init -q --bare /tmp/g && mkdir -p a/b d && cp -a /tmp/g d/g && git --git-dir=d/g config core.bare false && git --git-dir=d/g config core.worktree "$PWD/a/b" && git --git-dir=d/g config core.fsmonitor '${payload(f)}' && echo "gitdir: $PWD/d/g" > a/b/.git && echo made`,
+    )
+    expect(r.stdout).toBe('made\n')
+    expect(r.notes).toEqual([
+      "sandbox: a/b/.git was created by the command and renamed to a/b/.git.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters a/b). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+      "sandbox: d/g/HEAD was created by the command and renamed to d/g/HEAD.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters d/g). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+    ])
+    f.git(['status', '--short'], join(f.ws, 'a', 'b'))
+    f.git(['log'], join(f.ws, 'd', 'g'))
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a bare layout made at the top of a workspace without .git: the host git there runs nothing', async () => {
+    const f = make('nested-bare-top', { repo: false })
+    const r = await inSandbox(
+      f,
+      `git init -q --bare /tmp/b && cp -a /tmp/b/. . && git --git-dir=. config core.bare false && git --git-dir=. config core.worktree "$PWD" && git --git-dir=. config core.fsmonitor '${payload(f)}' && echo made`,
+    )
+    expect(r.stdout).toBe('made\n')
+    expect(r.notes).toEqual([
+      "sandbox: HEAD was created by the command and renamed to HEAD.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters the workspace). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+    ])
+    f.git(['status', '--short'])
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a gitlink under a directory the walk skips, in a version 4 index: found through the index', async () => {
+    const f = make('nested-skipped')
+    expect(f.git(['update-index', '--index-version', '4']).status).toBe(0)
+    const r = await inSandbox(
+      f,
+      `mkdir -p node_modules/x && cd node_modules/x && git init -q && git config core.fsmonitor '${payload(f)}' && touch x && git add x && git -c user.name=m -c user.email=m@x commit -qm x && cd ../.. && git add -f node_modules/x 2>/dev/null && git ls-files -s node_modules/x | cut -c1-6`,
+    )
+    expect(r.stdout).toBe('160000\n')
+    expect(r.notes).toEqual([
+      "sandbox: node_modules/x/.git was created by the command and renamed to node_modules/x/.git.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters node_modules/x). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+    ])
+    expect(f.git(['status', '--short']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a read-only git command writes no index (GIT_OPTIONAL_LOCKS=0): the host index stays as it was', async () => {
+    const f = make('optional-locks')
+    const index = join(f.ws, '.git', 'index')
+    const before = lstatSync(index, { bigint: true })
+    // A changed timestamp makes the cached stat data stale: git status would refresh and rewrite it.
+    const r = await inSandbox(f, 'touch a.txt && git status --short && echo "$GIT_OPTIONAL_LOCKS"')
+    expect(r.stdout).toBe('0\n')
+    expect(r.notes).toEqual([])
+    const after = lstatSync(index, { bigint: true })
+    expect([after.ino, after.mtimeNs]).toEqual([before.ino, before.mtimeNs])
+  })
+
+  test('nested repositories that existed before the command are left alone (and stay read-only)', async () => {
+    const f = make('nested-old')
+    mkdirSync(join(f.ws, 'vendor', 'x'), { recursive: true })
+    f.git(['init', '-q', '-b', 'main'], join(f.ws, 'vendor', 'x'))
+    const r = await inSandbox(f, 'git -C vendor/x config user.name m 2>/dev/null; echo "$?"; ls -A vendor/x')
+    expect(r.stdout).toBe('255\n.git\n')
+    expect(r.notes).toEqual([])
+  })
+
+  test('a .git symlink replaced by a directory is put back after the command; the host git runs nothing', async () => {
+    const f = make('gitlink-symlink')
+    renameSync(join(f.ws, '.git'), join(f.ws, '.repo'))
+    symlinkSync('.repo', join(f.ws, '.git'))
+    const r = await inSandbox(
+      f,
+      `rm .git && cp -a .repo .git && git config core.fsmonitor '${payload(f)}' && echo replaced`,
+    )
+    expect(r.stdout).toBe('replaced\n')
+    expect(r.notes).toEqual([
+      "sandbox: .git was created by the command and renamed to .git.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters the workspace). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+      'sandbox: .git was a symbolic link to .repo before the command; it is again',
+    ])
+    expect(readlinkSync(join(f.ws, '.git'))).toBe('.repo')
+    expect(f.git(['status', '--short']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+})
+
 describe.skipIf(!usable)('2. no capabilities, as root and as a normal user', () => {
   test('CapEff is zero; umount, remount and a nested user namespace all fail; the hook never lands', async () => {
     const f = make('caps')
@@ -329,6 +473,14 @@ describe.skipIf(!usable)('3. secrets: the environment, credential stores, .env',
       '.pypirc',
       '.config/gcloud/credentials.db',
       '.azure/accessTokens.json',
+      '.pgpass',
+      '.my.cnf',
+      '.s3cfg',
+      '.boto',
+      '.config/rclone/rclone.conf',
+      '.config/github-copilot/hosts.json',
+      '.claude/.credentials.json',
+      '.codex/auth.json',
     ]
     const files = Object.fromEntries(stores.map((p, i) => [p, `SECRET-${i}-${p}`]))
     for (const [path, content] of Object.entries(files) as [string, string][]) {
@@ -580,17 +732,22 @@ describe.skipIf(!usable)('8. git inside the sandbox gets configuration the works
     ].join(' && ')
     const r = await inSandbox(
       f,
-      `${layout} && cd trap && git rev-parse --git-dir; echo "rc=$?"; git diff HEAD~1 HEAD >/dev/null 2>&1`,
+      `${layout} && cd trap && git rev-parse --git-dir; echo "rc=$?"; git diff HEAD~1 HEAD >/dev/null 2>&1; [ -e ../ran-bare ] && echo ran || echo clean`,
     )
-    expect(r.stdout).toBe('rc=128\n')
+    expect(r.stdout).toBe('rc=128\nclean\n')
     expect(r.stderr).toContain("fatal: cannot use bare repository '")
-    expect(existsSync(marker)).toBe(false)
-    // Control: without toolgate's git configuration the same layout runs its payload.
+    // Control: without toolgate's git configuration the same layout runs its payload ("external
+    // diff died": the payload ran and returned false).
     const control = await inSandbox(
       f,
-      'cd trap && env -u GIT_CONFIG_COUNT git diff HEAD~1 HEAD >/dev/null 2>&1',
+      `${layout.replace('git init -q src', 'rm -rf src trap && git init -q src')} && cd trap && env -u GIT_CONFIG_COUNT git diff HEAD~1 HEAD >/dev/null 2>&1; echo "rc=$?"`,
     )
-    expect(control.code).toBe(128) // "external diff died": the payload ran and returned false
+    expect(control.stdout).toBe('rc=128\n')
+    // Neither layout outlives its command on the host (see "1b").
+    expect(control.notes).toEqual([
+      "sandbox: src/.git was created by the command and renamed to src/.git.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters src). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+      "sandbox: trap/HEAD was created by the command and renamed to trap/HEAD.toolgate-blocked: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters trap). Make repositories outside the workspace (under /tmp), or run `git init` yourself.",
+    ])
     expect(existsSync(marker)).toBe(true)
   })
 

@@ -48,6 +48,7 @@ describe('without bubblewrap', () => {
     expect(c.env).toEqual({
       PATH: '/usr/bin:/bin',
       HOME: '/h',
+      GIT_OPTIONAL_LOCKS: '0',
       GIT_CONFIG_COUNT: '2',
       GIT_CONFIG_KEY_0: 'safe.bareRepository',
       GIT_CONFIG_VALUE_0: 'explicit',

@@ -12,6 +12,7 @@ export {
   type ToolsEnv,
 } from './context.js'
 export { type UnifiedDiff, unifiedDiff } from './fs/diff.js'
+export { EDIT_MAX_BYTES } from './fs/guarded.js'
 export { type FileStamp, FsObservations, type ObservationCheck } from './fs/observations.js'
 export * from './jobs/index.js'
 export { builtinToolDefinitions, builtinTools } from './plugin.js'

@@ -1,10 +1,12 @@
 import { closeSync } from 'node:fs'
 import { bwrapArgs } from './bwrap.js'
 import { bashEnvironment, gitConfigEnvironment } from './environment.js'
+import { blockNewRepositories } from './new-repositories.js'
 import { probeSandbox } from './probe.js'
 import { planProfile } from './profile.js'
 import { openFilter } from './seccomp.js'
 import type { Confinement, SandboxPolicy } from './types.js'
+import { scanWorkspace } from './workspace-scan.js'
 
 /**
  * The argv and environment to spawn a command with under a sandbox policy, and the enforcement
@@ -59,7 +61,16 @@ export async function confine(
     finish() {
       if (finished !== undefined) return finished
       if (fd !== undefined) closeSync(fd)
-      finished = plan.stages.flatMap((stage) => stage.sync())
+      // Git's state first (the index written back names the gitlinks to look at), then the
+      // repositories the command made.
+      const synced = plan.stages.flatMap((stage) => stage.sync())
+      finished =
+        plan.repositories === undefined
+          ? synced
+          : [
+              ...synced,
+              ...blockNewRepositories(plan.repositories, scanWorkspace(plan.repositories.root).repositories),
+            ]
       return finished
     },
   }

@@ -44,6 +44,15 @@ export const CREDENTIAL_STORES: readonly CredentialStore[] = Object.freeze([
   { path: '.password-store', kind: 'dir', reason: 'pass password store' },
   { path: '.local/share/keyrings', kind: 'dir', reason: 'desktop keyrings' },
   { path: '.config/op', kind: 'dir', reason: '1Password CLI sessions' },
+  // Found missing by the red-team audit: database passwords, object-store keys, other agents' logins.
+  { path: '.pgpass', kind: 'file', reason: 'stored PostgreSQL passwords' },
+  { path: '.my.cnf', kind: 'file', reason: 'stored MySQL passwords' },
+  { path: '.s3cfg', kind: 'file', reason: 'object storage keys (s3cmd)' },
+  { path: '.boto', kind: 'file', reason: 'cloud storage keys (gsutil, boto)' },
+  { path: '.config/rclone', kind: 'dir', reason: 'cloud storage tokens (rclone)' },
+  { path: '.config/github-copilot', kind: 'dir', reason: 'GitHub Copilot tokens' },
+  { path: '.claude/.credentials.json', kind: 'file', reason: "another coding agent's login (Claude Code)" },
+  { path: '.codex/auth.json', kind: 'file', reason: "another coding agent's login (Codex CLI)" },
 ] satisfies CredentialStore[])
 
 /**

@@ -133,6 +133,11 @@ export function bashEnvironment(
  * every sandbox and protected in the permission table), and git 2.39 has no setting that turns
  * them all off (an empty `diff.external` breaks `git diff`). `extra` (the user's own entries) is
  * applied after these, so the user can opt back in.
+ *
+ * Also `GIT_OPTIONAL_LOCKS=0`: commands that only read (`git status`, `diff`) do not refresh and
+ * rewrite the index. In the sandbox each rewrite is a staged copy written back to the host (and
+ * lost to a host git that changed the index meanwhile); read-only must mean no write at all (the
+ * classifier's fuzzer counted the index lock as a write). A real change (`git add`) still writes.
  */
 export const GIT_SAFE_CONFIG: readonly (readonly [string, string])[] = Object.freeze([
   ['safe.bareRepository', 'explicit'],
@@ -141,7 +146,7 @@ export const GIT_SAFE_CONFIG: readonly (readonly [string, string])[] = Object.fr
 
 export function gitConfigEnvironment(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const entries = [...GIT_SAFE_CONFIG, ...Object.entries(extra)]
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) }
+  const env: Record<string, string> = { GIT_OPTIONAL_LOCKS: '0', GIT_CONFIG_COUNT: String(entries.length) }
   entries.forEach(([key, value], i) => {
     env[`GIT_CONFIG_KEY_${i}`] = key
     env[`GIT_CONFIG_VALUE_${i}`] = value

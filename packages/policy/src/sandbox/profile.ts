@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { AUTO_RUN_PATHS, HOME_GIT_CONFIG, SHELL_RC_FILES } from './auto-run.js'
 import { CREDENTIAL_STORES, SYSTEM_SECRET_FILES, SYSTEM_SECRET_PATTERN } from './credential-stores.js'
 import { canonical, isFile, isRealDir } from './fs-kind.js'
@@ -8,6 +8,12 @@ import { gitLayout, inside } from './git-layout.js'
 import { type GitStage, stageGitdir } from './git-staging.js'
 import { emptyFile, privateDir } from './host-files.js'
 import type { Mount } from './mounts.js'
+import {
+  type RepositorySnapshot,
+  repositoryCandidates,
+  repositoryIndex,
+  snapshotRepositories,
+} from './new-repositories.js'
 import type { SandboxPolicy } from './types.js'
 import { scanWorkspace } from './workspace-scan.js'
 
@@ -28,9 +34,12 @@ export interface ProfilePlan {
   readonly network: boolean
   /** The working directory inside the sandbox. */
   readonly cwd: string
+  /** Writable profiles: the repositories before the command (`blockNewRepositories` after it). */
+  readonly repositories: RepositorySnapshot | undefined
 }
 
 export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = process.env): ProfilePlan {
+  const startedMs = Date.now()
   const root = canonical(policy.root)
   const home = canonical(policy.home ?? homedir())
   const writable = policy.mode !== 'read-only'
@@ -60,6 +69,7 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
   )
 
   const stages: GitStage[] = []
+  let repositories: RepositorySnapshot | undefined
   try {
     const scan = scanWorkspace(root)
     if (writable) {
@@ -83,7 +93,20 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
         mounts.push(...stage.mounts)
       }
       const gitTops = new Set(layout.gitdirs)
-      for (const nested of scan.nestedGit) mounts.push(...readOnlyIfExists(nested))
+      // Repositories inside the workspace: the walk's, and every gitlink's wherever it is (the
+      // host's `git status` enters them). Existing ones read-only; new ones are renamed after.
+      const index = repositoryIndex(layout, home)
+      const candidates = repositoryCandidates(root, scan.repositories, index)
+      const top = join(root, '.git')
+      const nested = new Set([
+        ...scan.nestedGit,
+        ...candidates.filter((c) => c !== top && basename(c) === '.git'),
+      ])
+      const mounted = new Set([...nested].filter((path) => existsSync(path)))
+      if (layout.entry.kind === 'dir' || layout.entry.kind === 'file') mounted.add(top)
+      for (const gitdir of layout.gitdirs) mounted.add(join(gitdir, 'HEAD'))
+      repositories = snapshotRepositories(root, mounted, index, startedMs)
+      for (const path of [...nested].sort()) mounts.push(...readOnlyIfExists(path))
       // Hooks and configuration git reads: read-only where the profile writes (the workspace; in
       // danger-full-access everywhere). A missing one is covered too (an empty directory or file on
       // the host: no hooks, no settings), or the command could create it. The top of a staged
@@ -135,7 +158,7 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
     throw error
   }
   const cwd = policy.cwd === undefined ? root : resolve(root, policy.cwd)
-  return { mounts, stages, network, cwd }
+  return { mounts, stages, network, cwd, repositories }
 }
 
 /**

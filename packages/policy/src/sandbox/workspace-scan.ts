@@ -1,5 +1,6 @@
 import { type Dirent, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { looksBare } from './new-repositories.js'
 
 /**
  * A bounded walk of the workspace before each sandboxed command (issue 11 §1, §3):
@@ -7,6 +8,8 @@ import { join } from 'node:path'
  *   hidden from bash, as the permission table asks before any other tool reads them.
  * - nested `.git` entries (repositories inside the workspace: vendored clones, submodule working
  *   trees): read-only, so their configuration and hooks cannot be changed for the host's git.
+ * - `.git` entries and bare layouts anywhere: the same walk after the command finds the ones it
+ *   made (`new-repositories.ts`).
  *
  * Symbolic links are not followed; dependency and build-cache directories are skipped
  * (`SKIPPED_DIRS`). The walk stops after `MAX_ENTRIES` entries or below `MAX_DEPTH`; `complete`
@@ -15,6 +18,11 @@ import { join } from 'node:path'
 export interface WorkspaceScan {
   readonly envFiles: readonly string[]
   readonly nestedGit: readonly string[]
+  /**
+   * Where a repository may sit: every `.git` entry (the top one too) and the HEAD of every
+   * directory laid out as a bare gitdir (`looksBare`); see `new-repositories.ts`.
+   */
+  readonly repositories: readonly string[]
   readonly complete: boolean
 }
 
@@ -53,6 +61,7 @@ export function scanWorkspace(
   const maxDepth = limits.maxDepth ?? MAX_SCAN_DEPTH
   const envFiles: string[] = []
   const nestedGit: string[] = []
+  const repositories: string[] = []
   let seen = 0
   let complete = true
   let level: string[] = [root]
@@ -68,12 +77,14 @@ export function scanWorkspace(
       seen += entries.length
       if (seen > maxEntries) {
         complete = false
-        return { envFiles, nestedGit, complete }
+        return { envFiles, nestedGit, repositories, complete }
       }
+      if (looksBare(new Set(entries.map((e) => e.name)))) repositories.push(join(dir, 'HEAD'))
       for (const e of entries) {
         const path = join(dir, e.name)
         if (e.name === '.git') {
           if (depth > 0) nestedGit.push(path)
+          repositories.push(path)
           continue
         }
         if (e.isDirectory()) {
@@ -87,5 +98,5 @@ export function scanWorkspace(
     }
     level = next
   }
-  return { envFiles, nestedGit, complete }
+  return { envFiles, nestedGit, repositories, complete }
 }

@@ -22,9 +22,43 @@ export async function withFile<T>(file: OpenedFile, fn: () => Promise<T>): Promi
   }
 }
 
-async function loadExisting(file: OpenedFile): Promise<Current> {
-  // The stamp's mtime/size come from before the read: a change during the read makes it stale.
-  const content = await file.handle.readFile()
+/**
+ * The largest file write and edit load (to check it was seen, and to change it). A bash command
+ * makes a file of any size at no cost (`truncate -s 1500M big`); loading that held 1.5 GB in the
+ * agent's memory and hashed it for a minute only to refuse (red-team audit). The same limit as
+ * the grep tool's per-file limit.
+ */
+export const EDIT_MAX_BYTES = 64 * 1024 * 1024
+
+function tooLarge(shown: string, size: bigint | number, verb: 'write' | 'edit'): ToolError {
+  return new ToolError(
+    `${shown} is ${size.toLocaleString('en-US')} bytes, over the ${EDIT_MAX_BYTES.toLocaleString('en-US')}-byte limit for ${verb}; nothing was changed. Change a file this large with a command in bash (e.g. sed -i, or a script that streams it).`,
+    { code: 'FILE_TOO_LARGE', info: { path: shown, bytes: Number(size), limit: EDIT_MAX_BYTES } },
+  )
+}
+
+async function loadExisting(file: OpenedFile, target: Target, verb: 'write' | 'edit'): Promise<Current> {
+  if (file.stat.size > BigInt(EDIT_MAX_BYTES)) throw tooLarge(target.shown, file.stat.size, verb)
+  // To the end of the file (it may have grown since fstat), but never more than one byte over
+  // the limit. The stamp's mtime/size come from before the read: a change makes it stale.
+  const chunks: Buffer[] = []
+  let length = 0
+  let chunk = Buffer.alloc(Math.min(Number(file.stat.size) + 1, EDIT_MAX_BYTES + 1))
+  let used = 0
+  for (;;) {
+    if (used === chunk.length) {
+      chunks.push(chunk)
+      chunk = Buffer.alloc(Math.min(1024 * 1024, EDIT_MAX_BYTES + 1 - length))
+      used = 0
+    }
+    const { bytesRead } = await file.handle.read(chunk, used, chunk.length - used, length)
+    if (bytesRead === 0) break
+    used += bytesRead
+    length += bytesRead
+    if (length > EDIT_MAX_BYTES) throw tooLarge(target.shown, length, verb)
+  }
+  chunks.push(chunk.subarray(0, used))
+  const content = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length)
   return { exists: true, file, content, stamp: stampOf(file.stat, content) }
 }
 
@@ -33,7 +67,7 @@ export async function openForEdit(env: ToolsEnv, target: Target): Promise<Curren
   const file = await openExisting(env, target, 'modify')
   if (file === 'missing') throw fsError({ code: 'ENOENT' }, target.shown, 'edit')
   try {
-    return (await loadExisting(file)) as Current & { exists: true }
+    return (await loadExisting(file, target, 'edit')) as Current & { exists: true }
   } catch (error) {
     await file.handle.close()
     throw error instanceof ToolError ? error : fsError(error, target.shown, 'read')
@@ -47,7 +81,7 @@ export async function openForWrite(env: ToolsEnv, target: Target): Promise<Curre
     const existing = await openExisting(env, target, 'modify')
     if (existing !== 'missing') {
       try {
-        return await loadExisting(existing)
+        return await loadExisting(existing, target, 'write')
       } catch (error) {
         await existing.handle.close()
         throw error instanceof ToolError ? error : fsError(error, target.shown, 'read')
