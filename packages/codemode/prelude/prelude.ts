@@ -1,3 +1,4 @@
+// biome-ignore-all lint/style/useTemplate: this is the code QuickJS runs, its per-call paths measured as written with +; and scripts/prelude.mjs trims every line, so no template literal may span lines
 /**
  * The code that runs INSIDE the QuickJS context before the model's program. This file is never
  * imported: `scripts/prelude.mjs` strips its types and writes the function's text into
