@@ -1,4 +1,4 @@
-import { createRuntime, defineTool, type Runtime, type RuntimeOptions, textOutput } from '@toolgate/core'
+import { createRuntime, defineTool, type RuntimeOptions, textOutput } from '@toolgate/core'
 import type { Message } from '@toolgate/providers'
 import { z } from 'zod'
 import type { AgentEvent, AgentRun } from '../src/index.js'
@@ -12,7 +12,7 @@ export function gate<T = void>() {
   return { promise, open }
 }
 
-export interface ToolLog {
+interface ToolLog {
   started: string[]
   order: string[]
 }
@@ -101,5 +101,3 @@ export function assertValidHistory(messages: readonly Message[]): void {
   }
   if (open.size > 0) throw new Error(`calls without results: ${[...open].join(', ')}`)
 }
-
-export type { Runtime }

@@ -1,7 +1,7 @@
 // A small hand-written argv parser: options are declared once per command (the same table drives
 // parsing and --help), errors say what was wrong and what to do instead.
 
-export type OptionKind = 'flag' | 'string' | 'int'
+type OptionKind = 'flag' | 'string' | 'int'
 
 export interface OptionSpec {
   /** Long name without dashes, e.g. `max-turns`. */
@@ -16,7 +16,7 @@ export interface OptionSpec {
   readonly min?: number
 }
 
-export interface PositionalSpec {
+interface PositionalSpec {
   readonly name: string
   readonly description: string
   readonly required: boolean
@@ -31,7 +31,7 @@ export interface CommandSpec {
   readonly epilog?: string
 }
 
-export type OptionValue = string | number | boolean
+type OptionValue = string | number | boolean
 
 /** A command's arguments after a successful parse (what a command runs with). */
 export interface ParsedArgs {

@@ -24,7 +24,7 @@ export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
 export type ApprovalMode = 'on-request' | 'never'
 
 /** What the permission engine offers the approval prompt. */
-export interface PolicyHandle {
+interface PolicyHandle {
   describe(request: ApprovalRequest): { reason?: string; subject?: string; offerSession: boolean }
   grantSession(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
 }

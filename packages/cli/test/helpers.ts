@@ -5,7 +5,7 @@ export interface Captured extends OutStream {
   readonly text: () => string
 }
 
-export function captured(isTTY = false): Captured {
+function captured(isTTY = false): Captured {
   let buffer = ''
   return {
     isTTY,

@@ -9,7 +9,7 @@ import {
   type ToolResult,
   type ToolRunContext,
 } from '@toolgate/core'
-import type { SandboxDispatch, SettleSubCall } from './sandbox.js'
+import type { SandboxDispatch, SettleSubCall } from './sandbox-options.js'
 
 // Sub-calls of one run_code program. Each is an ordinary pipeline call (policy, guards,
 // approvals, timeouts, post-execute) carrying the outer call's parent token, scheduled by the

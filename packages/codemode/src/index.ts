@@ -10,6 +10,7 @@ export {
   renderRunCodeOutput,
   renderRunCodeValue,
 } from './render.js'
+export { runSandboxed } from './sandbox.js'
 export type {
   AbandonedSubCall,
   DispatchOutcome,
@@ -18,8 +19,8 @@ export type {
   SandboxOptions,
   SandboxResult,
   SettleSubCall,
-} from './sandbox.js'
-export { runSandboxed, SANDBOX_DEFAULTS } from './sandbox.js'
+} from './sandbox-options.js'
+export { SANDBOX_DEFAULTS } from './sandbox-options.js'
 export type { CodeSdkTool } from './sdk.js'
 export { renderCodeSdkFromSchemas } from './sdk.js'
 export type { StripIssue, StripResult } from './strip.js'

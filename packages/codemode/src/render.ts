@@ -1,5 +1,5 @@
 import type { JsonValue } from '@toolgate/core'
-import type { AbandonedSubCall, SandboxFailureKind, SandboxResult } from './sandbox.js'
+import type { AbandonedSubCall, SandboxFailureKind, SandboxResult } from './sandbox-options.js'
 
 export const NO_OUTPUT_TEXT = '(run_code completed with no output)'
 export const CODE_RUN_FAILED = 'CODE_RUN_FAILED'

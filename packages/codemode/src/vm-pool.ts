@@ -60,7 +60,7 @@ export interface VmLease {
   stop(runId: number): void
 }
 
-export interface VmPoolStats {
+interface VmPoolStats {
   readonly idle: number
   readonly busy: number
   readonly booting: number

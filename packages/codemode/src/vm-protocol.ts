@@ -12,7 +12,7 @@
 
 /** Int32 slots of a worker's control buffer (shared memory). */
 export const CONTROL = { bell: 0, stop: 1, slots: 2 } as const
-export type ControlSlots = typeof CONTROL
+type ControlSlots = typeof CONTROL
 
 /** Given to a worker when it starts (its `workerData`). */
 export interface WorkerConfig {

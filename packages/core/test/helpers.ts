@@ -1,5 +1,12 @@
 import { z } from 'zod'
-import { type ContentBlock, defineTool, textOutput } from '../src/index.js'
+import {
+  type ContentBlock,
+  defineTool,
+  type JsonObject,
+  type ToolDefinition,
+  type ToolOutputDefinition,
+  textOutput,
+} from '../src/index.js'
 
 /** A promise the test resolves by hand: deterministic interleavings, no sleeps. */
 export function gate<T = void>() {
@@ -26,3 +33,30 @@ export const echoTool = defineTool({
 })
 
 export const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }]
+
+type ObjectToolFields<Value> = Omit<
+  ToolDefinition<JsonObject, Value>,
+  'name' | 'description' | 'parameters' | 'output'
+>
+
+/**
+ * A tool that takes any JSON object (`{ type: 'object' }`) and answers text, unless `output` says
+ * otherwise: what most pipeline tests register, varying only the name, the body and a hook.
+ */
+export function objectTool(name: string, fields: ObjectToolFields<string>): ToolDefinition<JsonObject, string>
+export function objectTool<Value>(
+  name: string,
+  fields: ObjectToolFields<Value> & { readonly output: ToolOutputDefinition<JsonObject, Value> },
+): ToolDefinition<JsonObject, Value>
+export function objectTool(
+  name: string,
+  fields: ObjectToolFields<unknown> & { readonly output?: ToolOutputDefinition<JsonObject, unknown> },
+): ToolDefinition<JsonObject, unknown> {
+  return defineTool({
+    name,
+    description: `The ${name} tool.`,
+    parameters: { type: 'object' },
+    output: textOutput(),
+    ...fields,
+  })
+}

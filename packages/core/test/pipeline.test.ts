@@ -11,7 +11,7 @@ import {
   textOutput,
   UNKNOWN_TOOLS,
 } from '../src/index.js'
-import { echoTool, gate, text } from './helpers.js'
+import { echoTool, gate, objectTool, text } from './helpers.js'
 
 const call = (name: string, args: unknown, callId = 'c1') => ({ callId, name, arguments: args as string })
 
@@ -118,11 +118,7 @@ describe('arguments', () => {
     const runtime = createRuntime()
     const seen: unknown[] = []
     runtime.register(
-      defineTool({
-        name: 'peek',
-        description: 'Peek.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('peek', {
         execute: (args, exec) => {
           seen.push(Object.isFrozen(args), Object.isFrozen(exec.arguments), Object.isFrozen(exec))
           return 'ok'
@@ -171,11 +167,7 @@ describe('tools/pre-execute', () => {
     const body = vi.fn(() => 'ran')
     const runtime = createRuntime({ approval: createApprovalService() })
     runtime.register(
-      defineTool({
-        name: 't',
-        description: 'Tool.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('t', {
         execute: body,
       }),
     )
@@ -244,11 +236,7 @@ describe('tools/pre-execute', () => {
     const finalize = vi.fn(() => undefined)
     const runtime = createRuntime()
     runtime.register(
-      defineTool({
-        name: 't',
-        description: 'Tool.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('t', {
         execute: () => 'ran',
         finalizeContent: finalize,
       }),
@@ -295,11 +283,7 @@ describe('approvals', () => {
     const runtime = createRuntime(withService ? { approval } : {})
     const body = vi.fn(() => 'ran')
     runtime.register(
-      defineTool({
-        name: 'bash',
-        description: 'Run.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('bash', {
         execute: body,
       }),
     )
@@ -420,11 +404,7 @@ describe('guards', () => {
     const runtime = createRuntime()
     const body = vi.fn(() => 'ran')
     runtime.register(
-      defineTool({
-        name: 't',
-        description: 'T.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('t', {
         execute: body,
       }),
     )
@@ -449,11 +429,7 @@ describe('guards', () => {
     const runtime = createRuntime()
     const body = vi.fn(() => 'ran')
     runtime.register(
-      defineTool({
-        name: 't',
-        description: 'T.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('t', {
         execute: body,
       }),
     )
@@ -498,11 +474,7 @@ describe('tools/execute wrappers and the body', () => {
     const started = gate()
     let bodySignal: AbortSignal | undefined
     runtime.register(
-      defineTool({
-        name: 'wait',
-        description: 'Wait.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('wait', {
         execute: (_a, exec) =>
           new Promise<string>((_resolve, reject) => {
             bodySignal = exec.signal
@@ -570,11 +542,7 @@ describe('tools/execute wrappers and the body', () => {
     const runtime = createRuntime()
     let attempts = 0
     runtime.register(
-      defineTool({
-        name: 'flaky',
-        description: 'Flaky.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('flaky', {
         execute: () => {
           attempts++
           if (attempts < 3) throw new Error('transient')
@@ -593,10 +561,7 @@ describe('tools/execute wrappers and the body', () => {
 
 describe('output', () => {
   const outputTool = (value: unknown) =>
-    defineTool({
-      name: 'out',
-      description: 'Out.',
-      parameters: { type: 'object' },
+    objectTool('out', {
       output: jsonOutput(z.object({ n: z.number() })),
       execute: () => value as { n: number },
     })
@@ -633,23 +598,17 @@ describe('output', () => {
   it('presentationMeta becomes meta; a throwing render is invalid_output', async () => {
     const runtime = createRuntime()
     runtime.register(
-      defineTool({
-        name: 'm',
-        description: 'M.',
-        parameters: { type: 'object' },
+      objectTool('m', {
         output: {
           schema: { type: 'string' },
-          render: (_a, v: string) => text(v) as never,
-          presentationMeta: (_a, v: string) => ({ length: v.length }),
+          render: (_a: unknown, v: string) => text(v) as never,
+          presentationMeta: (_a: unknown, v: string) => ({ length: v.length }),
         },
         execute: () => 'abc',
       }),
     )
     runtime.register(
-      defineTool({
-        name: 'r',
-        description: 'R.',
-        parameters: { type: 'object' },
+      objectTool('r', {
         output: {
           schema: { type: 'string' },
           render: () => {
@@ -670,10 +629,7 @@ describe('tools/post-execute', () => {
   const setup = () => {
     const runtime = createRuntime()
     runtime.register(
-      defineTool({
-        name: 'n',
-        description: 'N.',
-        parameters: { type: 'object' },
+      objectTool('n', {
         output: jsonOutput(z.object({ n: z.number() })),
         execute: () => ({ n: 1 }),
       }),
@@ -784,11 +740,7 @@ describe('finalizeContent', () => {
     })
     const runtime = createRuntime()
     runtime.register(
-      defineTool({
-        name: 'f',
-        description: 'F.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('f', {
         execute: () => 'x',
         finalizeContent: finalize,
       }),
@@ -896,11 +848,7 @@ describe('tools/result observers and the session log', () => {
     const runtime = createRuntime()
     const types: string[] = []
     runtime.register(
-      defineTool({
-        name: 'probe',
-        description: 'Probe.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('probe', {
         execute: () => {
           types.push(...runtime.session.events().map((e) => e.type))
           return 'x'
@@ -933,11 +881,7 @@ describe('deferContext and concludeTurn', () => {
   it('carry context after the result and mark a successful result as the end of the turn', async () => {
     const runtime = createRuntime()
     runtime.register(
-      defineTool({
-        name: 'sub',
-        description: 'Sub.',
-        parameters: { type: 'object' },
-        output: textOutput(),
+      objectTool('sub', {
         execute: (_a, exec) => {
           exec.deferContext({ role: 'user', content: text('context from sub') })
           exec.concludeTurn()
@@ -986,10 +930,7 @@ describe('render output checks', () => {
   ])('render output with %s is not adopted as is', async (_what, blocks) => {
     const runtime = createRuntime()
     runtime.register(
-      defineTool({
-        name: 'r',
-        description: 'R.',
-        parameters: { type: 'object' },
+      objectTool('r', {
         output: { schema: { type: 'string' }, render: () => blocks as never },
         execute: () => 'x',
       }),

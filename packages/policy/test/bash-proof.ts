@@ -37,7 +37,7 @@ export const bwrapAvailable = (() => {
 })()
 
 /** Programs that must never run from a read-only command; each records its name when run. */
-export const MARKERS = [
+const MARKERS = [
   'pwned',
   'gpg',
   'textconv-marker',

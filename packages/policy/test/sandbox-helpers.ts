@@ -87,11 +87,7 @@ export function hostGitEnv(home: string): NodeJS.ProcessEnv {
 }
 
 /** Run git on the HOST, outside any sandbox, as the user would (the payloads target this). */
-export function hostGit(
-  cwd: string,
-  args: readonly string[],
-  home: string,
-): { status: number | null; out: string } {
+function hostGit(cwd: string, args: readonly string[], home: string): { status: number | null; out: string } {
   const r = spawnSync('git', args, { cwd, env: hostGitEnv(home), encoding: 'utf8', timeout: 30_000 })
   return { status: r.status, out: `${r.stdout}${r.stderr}` }
 }

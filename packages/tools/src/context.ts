@@ -92,7 +92,7 @@ export interface ToolsEnv {
 
 export const DEFAULT_CAPTURE_BYTES = 64 * 1024
 export const DEFAULT_KILL_GRACE_MS = 2000
-export const DEFAULT_SPILL_BYTES = 32 * 1024 * 1024
+const DEFAULT_SPILL_BYTES = 32 * 1024 * 1024
 
 export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
   if (typeof options.root !== 'string' || options.root === '') {

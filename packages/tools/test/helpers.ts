@@ -33,11 +33,3 @@ export function harness(options: Partial<BuiltinToolsOptions> = {}): Harness {
 export function text(result: ToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : `[image ${c.mediaType}]`)).join('\n')
 }
-
-export function gate<T = void>() {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>((r) => {
-    resolve = r
-  })
-  return { promise, resolve }
-}

@@ -38,8 +38,6 @@ export interface DeferredToolsOptions {
   readonly searchTool?: string
 }
 
-export const DEFERRED_NOTE_SOURCE = 'deferred-tools'
-
 export class DeferredTools {
   private readonly activated: string[] = []
   /** Tools that were sent in tools[] once stay there (a tool never vanishes from the model). */

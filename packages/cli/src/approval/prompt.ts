@@ -11,9 +11,9 @@ import type { InStream } from '../io.js'
 import type { Style } from '../render/colors.js'
 import type { Screen } from '../render/progress.js'
 
-export type PromptAnswer = 'once' | 'session' | 'reject' | 'cancel'
+type PromptAnswer = 'once' | 'session' | 'reject' | 'cancel'
 
-export interface AskInfo {
+interface AskInfo {
   /** One line naming the call (its card detail), e.g. "bash $ pnpm lint". */
   readonly title: string
   /** What is approved, whole: the bash command, or the call's arguments as JSON. */

@@ -17,10 +17,7 @@ import { overlapProbe } from '../session/overlap.js'
 import { type ApprovalMode, createSession, type Preset, type SessionSetup } from '../wiring.js'
 
 /** How asks are answered when nobody is at a terminal (or --yes). */
-export type AutoDecision = (
-  request: ApprovalRequest,
-  title: string,
-) => { outcome: ApprovalOutcome; line: string }
+type AutoDecision = (request: ApprovalRequest, title: string) => { outcome: ApprovalOutcome; line: string }
 
 export interface DriveOptions {
   readonly io: CliIO

@@ -118,7 +118,7 @@ export const runSpec: CommandSpec = {
   ].join('\n'),
 }
 
-export const SYSTEM_PROMPT = (root: string) =>
+const SYSTEM_PROMPT = (root: string) =>
   [
     'You are a careful coding agent. You work in the workspace at',
     `${root} using the tools you are given: read files before editing them, prefer the dedicated`,
@@ -130,7 +130,7 @@ export const SYSTEM_PROMPT = (root: string) =>
 /** The environment variables that hold provider keys (read by `resolveEndpoint`). */
 const API_KEY_VARIABLES = ['TOOLGATE_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY'] as const
 
-export type EndpointResolution =
+type EndpointResolution =
   | { ok: true; provider: Provider; baseUrl?: string; model: string; apiKey?: string }
   | { ok: false; message: string }
 

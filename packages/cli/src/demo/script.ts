@@ -7,9 +7,9 @@ import type { ModelRequest, ScriptedTurn, ToolResultMessage } from '@toolgate/pr
 export const DEMO_TASK =
   'Document how to lint this project in the README, run the linter, review the sources, and install a pre-commit hook that runs the linter.'
 
-export const LINT_COMMAND = 'node scripts/lint.mjs src'
+const LINT_COMMAND = 'node scripts/lint.mjs src'
 export const LINT_CALL_ID = 'demo_lint'
-export const HOOK_PATH = '.git/hooks/pre-commit'
+const HOOK_PATH = '.git/hooks/pre-commit'
 
 export interface DemoScriptOptions {
   /** Add the run_code turn (Code Mode is registered). */
@@ -105,7 +105,7 @@ export function demoTurns(
 }
 
 /** The closing answer, true to what the tools reported in this run. */
-export function finalAnswer(request: ModelRequest): string {
+function finalAnswer(request: ModelRequest): string {
   const results = new Map<string, ToolResultMessage>()
   for (const m of request.messages) if (m.role === 'tool') results.set(m.callId, m)
   const text = (id: string) =>

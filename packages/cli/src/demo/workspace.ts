@@ -14,7 +14,7 @@ export interface DemoWorkspace {
   readonly logPath: string
 }
 
-export const DEMO_FILES: Readonly<Record<string, string>> = {
+const DEMO_FILES: Readonly<Record<string, string>> = {
   'package.json': `${JSON.stringify(
     {
       name: 'demo-app',

@@ -260,7 +260,7 @@ function card(head: string, body: readonly string[], maxLines: number, width: nu
 }
 
 /** Word-wrap plain text to `width` columns (long words are split). */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const out: string[] = []
   for (const para of text.split('\n')) {
     let line = ''
@@ -285,14 +285,14 @@ export function wrap(text: string, width: number): string[] {
   return out
 }
 
-export function textOf(content: readonly ContentBlock[]): string {
+function textOf(content: readonly ContentBlock[]): string {
   return content
     .map((b) => (b.type === 'text' ? b.text : `[image ${b.mediaType}]`))
     .join('\n')
     .replace(/\n$/, '')
 }
 
-export function oneLine(text: string, max = 120): string {
+function oneLine(text: string, max = 120): string {
   const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').replace(/\t/g, ' ')
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }

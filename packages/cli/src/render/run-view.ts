@@ -221,7 +221,7 @@ export function renderSummary(input: SummaryInput, style: Style): string {
   return `${lines.join('\n')}\n`
 }
 
-export function parseCallArguments(text: string): JsonValue | { raw: string } {
+function parseCallArguments(text: string): JsonValue | { raw: string } {
   try {
     return JSON.parse(text) as JsonValue
   } catch {

@@ -3,7 +3,7 @@
 // synchronous (no promise on the fast path). `next` may be called once per handler invocation,
 // except where `reentrant` chains allow re-dispatch (retry wrappers around execution).
 
-export type Next<R, O> = (override?: O) => R | Promise<R>
+type Next<R, O> = (override?: O) => R | Promise<R>
 export type Handler<C, R, O> = (ctx: C, next: Next<R, O>) => R | Promise<R>
 
 export function compose<C, R, O = never>(

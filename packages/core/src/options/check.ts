@@ -43,7 +43,7 @@ const jobs: Check<InProcessJobsService | JobsServiceOptions> = (
 ): v is InProcessJobsService | JobsServiceOptions => isObject(v)
 
 /** A short, safe description of what was given (never throws, never prints a whole object). */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   switch (typeof value) {

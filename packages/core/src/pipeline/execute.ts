@@ -30,7 +30,7 @@ class Unresponsive {
 }
 
 /** What a wrapper may pass to `next()`. */
-export type ExecuteOverride = { readonly signal?: AbortSignal; readonly timeoutMs?: number }
+type ExecuteOverride = { readonly signal?: AbortSignal; readonly timeoutMs?: number }
 
 type Ctx = {
   readonly view: ToolExecution

@@ -61,7 +61,7 @@ function guarded(state: CallState, pre: Gated): Gated {
 }
 
 /** Cancellation is checked between stages: an aborted call never reaches the next one. */
-export function notStarted(state: CallState): Failed | undefined {
+function notStarted(state: CallState): Failed | undefined {
   const name = state.exec.name
   if (state.callerSignal.aborted) return { ok: false, failure: failures.cancelledBeforeStart(name) }
   const reason = state.cascade?.aborted ? state.cascade.reason : undefined
@@ -229,6 +229,6 @@ function runGuards(state: CallState): Failed | undefined {
   return undefined
 }
 
-export function assertNever(value: never): never {
+function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`)
 }

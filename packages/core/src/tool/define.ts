@@ -1,5 +1,5 @@
 import { ToolDefinitionError } from '../errors/tool-error.js'
-import type { JsonSchemaObject, SchemaInput } from '../schema/compile.js'
+import type { SchemaInput } from '../schema/compile.js'
 import type { StandardSchemaV1 } from '../schema/standard-schema.js'
 import type {
   ContentBlock,
@@ -120,4 +120,4 @@ export function checkDefinition(definition: ToolDefinition<unknown, unknown>): v
   }
 }
 
-export type { JsonSchemaObject, SchemaInput }
+export type { SchemaInput }

@@ -31,7 +31,7 @@ export interface BridgeSpec {
 }
 
 /** The value of a tool without an output schema: its content, as JSON. */
-export type McpContentValue = { readonly content: readonly ContentBlock[] }
+type McpContentValue = { readonly content: readonly ContentBlock[] }
 
 const CONTENT_SCHEMA = {
   type: 'object',

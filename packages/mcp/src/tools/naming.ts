@@ -46,7 +46,7 @@ export interface NameCollision {
  * Assign unique names to originals via `base`, in code-point order of the originals: the first
  * keeps the base name, later ones get `_2`, `_3`, ... (cut to fit 64 characters).
  */
-export function assignNames(
+function assignNames(
   originals: readonly string[],
   base: (original: string) => string,
   taken: Set<string> = new Set(),

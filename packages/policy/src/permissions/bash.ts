@@ -176,7 +176,7 @@ const ALWAYS_DESTRUCTIVE = new Set([
  * time counts as the worst word it could be (`git reset $X` may be `--hard`). For an unknown
  * program every argument may start a command (`mytool rm -rf x`).
  */
-export function destructiveOf(inv: Pick<Invocation, 'words' | 'opaque'>): string | undefined {
+function destructiveOf(inv: Pick<Invocation, 'words' | 'opaque'>): string | undefined {
   const direct = destructiveWords(inv.words)
   if (direct !== undefined || !inv.opaque) return direct
   for (let s = 1; s < inv.words.length; s++) {

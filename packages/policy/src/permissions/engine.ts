@@ -726,7 +726,7 @@ export function renderPromptText(denyRules: readonly LoadedRule[]): string {
  * known at run time may stand for any words (fail closed: `git reset $X` may be `git reset --hard`);
  * for an unknown program, a command may start at any of its arguments.
  */
-export function invocationMatches(rule: readonly string[], prefix: boolean, inv: Invocation): boolean {
+function invocationMatches(rule: readonly string[], prefix: boolean, inv: Invocation): boolean {
   if (wordsMatch(rule, prefix, inv.words)) return true
   if (!inv.opaque) return false
   for (let s = 1; s < inv.words.length; s++) {

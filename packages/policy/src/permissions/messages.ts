@@ -7,7 +7,7 @@ import type { LoadedRule, RuleSource } from './types.js'
 
 export const LOOP_THRESHOLD = 3
 
-export function sourceText(source: RuleSource, file?: string): string {
+function sourceText(source: RuleSource, file?: string): string {
   switch (source) {
     case 'project':
     case 'user':

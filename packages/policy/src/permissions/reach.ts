@@ -140,7 +140,7 @@ function tableSegment(s: string): Segment {
 }
 
 /** Expand `{a,b}` alternatives (the table's patterns are small). */
-export function expandBraces(pattern: string): string[] {
+function expandBraces(pattern: string): string[] {
   const open = pattern.indexOf('{')
   if (open < 0) return [pattern]
   const close = pattern.indexOf('}', open)

@@ -24,7 +24,7 @@ const PATH_RULE_TOOLS = {
 
 const TOOL_NAME = /^[A-Za-z0-9_*-]+$/
 const BUILTIN_CAPITALIZED = new Set(['Bash', 'Read', 'Edit', 'Write', 'Ls', 'Glob', 'Grep', 'LS'])
-export const MAX_RULE_LENGTH = 1000
+const MAX_RULE_LENGTH = 1000
 
 export type ParsedRule =
   | { readonly ok: true; readonly matcher: RuleMatcher }
@@ -111,7 +111,7 @@ function parseBashSpec(spec: string): ParsedRule {
 }
 
 /** Split the words of a bash rule (quotes and backslashes as in the shell); a string is the problem. */
-export function splitRuleWords(text: string): string[] | string {
+function splitRuleWords(text: string): string[] | string {
   const words: string[] = []
   let current = ''
   let inWord = false

@@ -12,8 +12,8 @@ import type { LoadedRule, Rule, RuleAction, RuleSource } from './types.js'
  * skipped. A missing file is simply no rules.
  */
 
-export const MAX_SETTINGS_BYTES = 1024 * 1024
-export const MAX_RULES_PER_LIST = 1000
+const MAX_SETTINGS_BYTES = 1024 * 1024
+const MAX_RULES_PER_LIST = 1000
 const ACTIONS: readonly RuleAction[] = ['allow', 'ask', 'deny']
 
 export class PermissionSettingsError extends Error {

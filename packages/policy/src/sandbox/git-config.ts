@@ -20,7 +20,7 @@ export interface GitConfigEntry {
 }
 
 /** Bytes read per file: configuration is small; a larger file is read up to here. */
-export const MAX_CONFIG_BYTES = 1024 * 1024
+const MAX_CONFIG_BYTES = 1024 * 1024
 /** Include depth, as git's own limit (MAX_INCLUDE_DEPTH). */
 const MAX_INCLUDE_DEPTH = 10
 /** Files per read, includes included. */

@@ -99,7 +99,7 @@ export function gitLayout(root: string, home: string, env: NodeJS.ProcessEnv = p
 }
 
 /** The target of a `gitdir: <path>` file, absolute (relative to the file's directory). */
-export function readGitfile(file: string, root: string): string | undefined {
+function readGitfile(file: string, root: string): string | undefined {
   try {
     const text = readFileSync(file).subarray(0, 4096).toString('utf8')
     const match = /^gitdir: (.+?)\r?\n?$/.exec(text.split('\n')[0] ?? '')

@@ -28,6 +28,6 @@ export function mountArgs(mount: Mount): string[] {
   }
 }
 
-export function assertNever(value: never): never {
+function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`)
 }

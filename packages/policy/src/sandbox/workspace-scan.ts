@@ -26,8 +26,8 @@ export interface WorkspaceScan {
   readonly complete: boolean
 }
 
-export const MAX_SCAN_ENTRIES = 20_000
-export const MAX_SCAN_DEPTH = 8
+const MAX_SCAN_ENTRIES = 20_000
+const MAX_SCAN_DEPTH = 8
 
 const SKIPPED_DIRS = new Set([
   'node_modules',
@@ -49,7 +49,7 @@ const SKIPPED_DIRS = new Set([
 /** Environment files that hold no secrets by convention (the permission table exempts them). */
 const ENV_TEMPLATES = new Set(['.env.example', '.env.sample', '.env.template'])
 
-export function isEnvFile(name: string): boolean {
+function isEnvFile(name: string): boolean {
   return name.startsWith('.env') && !ENV_TEMPLATES.has(name)
 }
 

@@ -20,7 +20,7 @@ const FORBIDDEN: readonly [RegExp, string][] = [
   [/ARGV|ARGC/, 'changes which files it reads (ARGV/ARGC)'],
 ]
 
-export function judgeAwkProgram(program: string): string | undefined {
+function judgeAwkProgram(program: string): string | undefined {
   for (const [re, why] of FORBIDDEN) if (re.test(program)) return why
   return undefined
 }

@@ -19,8 +19,6 @@ export type Stdin =
   /** A here-document or here-string, with its expanded text. */
   | { readonly kind: 'text'; readonly text: Word }
 
-export const TOP: JudgeContext = Object.freeze({ depth: 0, stdin: Object.freeze({ kind: 'inherit' }) })
-
 /** Judge the command `words` (program name first) run by another command. */
 export type InnerJudge = (words: readonly Word[], ctx: JudgeContext) => Judgement
 

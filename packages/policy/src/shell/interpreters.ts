@@ -131,7 +131,7 @@ const SHELLS = new Set([
   'posh',
 ])
 
-export function isShell(program: string): boolean {
+function isShell(program: string): boolean {
   return SHELLS.has(program)
 }
 

@@ -59,7 +59,7 @@ export interface Grammar {
   readonly lenient?: boolean
 }
 
-export interface ParsedOption {
+interface ParsedOption {
   /** `-o` or `--output` (the full long name, also when abbreviated). */
   readonly name: string
   readonly spec: OptionSpec
@@ -250,9 +250,4 @@ function findLong(g: Grammar, name: string): readonly [string, OptionSpec] | und
       found = [full, spec]
   }
   return found
-}
-
-/** Options with a given tag. */
-export function withTag(p: Extract<Parsed, { ok: true }>, tag: string): ParsedOption[] {
-  return p.options.filter((o) => o.spec.tag === tag)
 }

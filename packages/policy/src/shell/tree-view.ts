@@ -51,7 +51,7 @@ export function kindOf(node: Node): Kind {
 }
 
 /** The numeric id of a field name in the node's language (-1 when the grammar has no such field). */
-export function fieldId(node: Node, name: string): number {
+function fieldId(node: Node, name: string): number {
   ensure(node.tree.language)
   return fieldIds.get(name) ?? -1
 }

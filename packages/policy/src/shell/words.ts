@@ -346,11 +346,6 @@ export function mayBeOption(w: Word): boolean {
   }
 }
 
-/** The word's text when static, else `undefined`. */
-export function staticValue(w: Word | undefined): string | undefined {
-  return w?.kind === 'static' ? w.value : undefined
-}
-
 /** A short description of a word that is not static, for reasons. */
 export function describeWord(w: Word): string {
   switch (w.kind) {

@@ -11,9 +11,9 @@ import type { Observation } from './worker.js'
  * campaign's seed (chunk 0 uses the seed itself), so a case is named by its chunk seed and index and
  * replays alone with fast-check's `seed` + `path`.
  */
-export const CHUNK = 1000
+const CHUNK = 1000
 
-export function chunkSeed(seed: number, chunk: number): number {
+function chunkSeed(seed: number, chunk: number): number {
   return chunk === 0 ? seed : (Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) + Math.imul(chunk, 0x85ebca6b)) | 0
 }
 
@@ -117,7 +117,7 @@ export async function runCampaign(
 }
 
 /** Let fast-check shrink a failing case (replayed by seed and path) within a time budget. */
-export async function shrink(
+async function shrink(
   harness: Harness,
   classify: Classify,
   failure: Pick<Failure, 'seed' | 'path'>,

@@ -19,7 +19,7 @@ import type { Observation } from './worker.js'
  * - `inconclusive`: the trace is missing or was cut, so the command was not fully checked (fail
  *   closed: this counts as a failure too).
  */
-export type FindingKind = 'write' | 'marker' | 'hidden-exec' | 'network' | 'privileged' | 'inconclusive'
+type FindingKind = 'write' | 'marker' | 'hidden-exec' | 'network' | 'privileged' | 'inconclusive'
 
 export interface Finding {
   readonly kind: FindingKind
@@ -85,7 +85,7 @@ function looseWords(text: string): string[] {
 }
 
 /** The program names a classification shows: programs, argument words, and their known helpers. */
-export function visiblePrograms(c: CommandClassification): { names: Set<string>; patterns: RegExp[] } {
+function visiblePrograms(c: CommandClassification): { names: Set<string>; patterns: RegExp[] } {
   const names = new Set<string>()
   const patterns: RegExp[] = []
   for (const cmd of c.commands) {

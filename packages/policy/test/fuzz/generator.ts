@@ -32,14 +32,14 @@ import {
  * Commands are built as fragments: the text of the line and the heredoc bodies it opened, which
  * follow the line (bash reads a heredoc body after the newline that ends the line it was opened on).
  */
-export interface Frag {
+interface Frag {
   readonly t: string
   readonly h: readonly string[]
 }
 
 const frag = (t: string, h: readonly string[] = []): Frag => ({ t, h })
 /** The text with its heredoc bodies (at the end of a line, or inside `$( ... )`). */
-export const flush = (f: Frag): string => f.t + f.h.join('')
+const flush = (f: Frag): string => f.t + f.h.join('')
 
 const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs)
 /** A counterexample shrinks across branches towards the first one (no decoration, one line). */
@@ -53,7 +53,7 @@ const rarely = <T>(arb: fc.Arbitrary<T>, n: number): fc.Arbitrary<T | null> =>
 const RAW_OK = /^[^\s;&|<>()$`\\"'#]+$/
 
 /** Spell one word's value as bash text, in one of the quotings that all mean the same value. */
-export function spell(value: string): fc.Arbitrary<string> {
+function spell(value: string): fc.Arbitrary<string> {
   const single = `'${value.replace(/'/g, `'\\''`)}'`
   const double = `"${value.replace(/[\\"$`]/g, '\\$&')}"`
   const ansi = `$'${value.replace(/[\\']/g, '\\$&').replace(/\n/g, '\\n').replace(/\t/g, '\\t')}'`
@@ -163,7 +163,7 @@ const EXPANSIONS: readonly string[] = [
   '"\\$(pwned)"',
 ]
 
-export const expansionWord: fc.Arbitrary<string> = pick(EXPANSIONS)
+const expansionWord: fc.Arbitrary<string> = pick(EXPANSIONS)
 
 const PLACEHOLDER = /\{(file|new|dir|num|prog|cmd|cmdq|cmdw|pat|str|sed|awk|fmt|glob|jq|tar)\}/g
 
@@ -247,7 +247,7 @@ const RESERVED = new Set([
  * re-spelled), each placeholder's value is spelled as a quoted or raw word part. `{cmdq}` is put
  * unquoted into a surrounding single-quoted string.
  */
-export function fill(template: string): fc.Arbitrary<string> {
+function fill(template: string): fc.Arbitrary<string> {
   const tokens = template.split(' ').filter((t) => t !== '')
   return fc
     .tuple(
@@ -1341,7 +1341,7 @@ const decorated = (base: fc.Arbitrary<Frag>): fc.Arbitrary<Frag> =>
       return frag(parts.join(' '), [...b.h, ...(hd?.h ?? [])])
     })
 
-export const simpleCommand: fc.Arbitrary<Frag> = fc.oneof(
+const simpleCommand: fc.Arbitrary<Frag> = fc.oneof(
   { arbitrary: decorated(specCommand), weight: 40 },
   { arbitrary: decorated(gitCommand), weight: 18 },
   { arbitrary: decorated(sedCommand), weight: 6 },

@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs'
 import type { CampaignResult, Failure } from './campaign.js'
 
 /** How to replay a case: the environment for `npm run fuzz`. */
-export function replayHint(f: Pick<Failure, 'seed' | 'path' | 'command'>): string {
+function replayHint(f: Pick<Failure, 'seed' | 'path' | 'command'>): string {
   if (f.path === '') return `FUZZ_COMMAND=${shellQuote(f.command)} npm run fuzz`
   return `FUZZ_SEED=${f.seed} FUZZ_PATH=${f.path} npm run fuzz`
 }

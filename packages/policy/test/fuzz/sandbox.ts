@@ -45,7 +45,7 @@ export interface Paths {
 export const TRACE_PREFIX = 'trace'
 const OUTPUT_CAP = 4096
 
-export const SANDBOX_ENV: Readonly<Record<string, string>> = {
+const SANDBOX_ENV: Readonly<Record<string, string>> = {
   PATH: `${SANDBOX_MARKER_BIN}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
   HOME: SANDBOX_HOME,
   USER: 'agent',
@@ -57,7 +57,7 @@ export const SANDBOX_ENV: Readonly<Record<string, string>> = {
 // Limits set by the wrapper before strace starts (bash `ulimit` units: KiB and seconds).
 const LIMITS = 'ulimit -v 4194304; ulimit -f 65536; ulimit -t 30; ulimit -u 512'
 
-export function bwrapArgv(paths: Paths, command: string, strace: string): string[] {
+function bwrapArgv(paths: Paths, command: string, strace: string): string[] {
   const traceArgs = [
     strace,
     '-f',
@@ -192,7 +192,7 @@ export type Availability =
   | { readonly ok: false; readonly reason: string }
 
 /** Installed by .ci/run: without them their verdicts are never run (the command is not found). */
-export const COVERAGE_PROGRAMS = ['tree', 'busybox', 'gawk', 'jq'] as const
+const COVERAGE_PROGRAMS = ['tree', 'busybox', 'gawk', 'jq'] as const
 
 function which(program: string): string | undefined {
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {

@@ -8,7 +8,7 @@ import { join } from 'node:path'
  * or `touch -d` back to the old time changes them, so an unchanged snapshot means an unchanged tree
  * (atime aside), and a worker's tree can be reused for the next command without copying it again.
  */
-export interface Entry {
+interface Entry {
   readonly type: 'file' | 'dir' | 'symlink' | 'other'
   readonly size: bigint
   readonly mode: bigint
@@ -21,7 +21,7 @@ export interface Entry {
 export type Snapshot = ReadonlyMap<string, Entry>
 
 /** Trees larger than this are not walked further (a command that made them wrote anyway). */
-export const MAX_ENTRIES = 20_000
+const MAX_ENTRIES = 20_000
 
 export function snapshot(root: string): Snapshot {
   const out = new Map<string, Entry>()

@@ -93,14 +93,14 @@ export const TRACED_SYSCALLS = [
 const ALWAYS_WRITES: ReadonlySet<string> = new Set(FILE_CHANGES)
 const PRIVILEGED: ReadonlySet<string> = new Set(SYSTEM_CHANGES)
 
-export interface Exec {
+interface Exec {
   readonly pid: number
   readonly path: string
   readonly argv: string
   readonly ok: boolean
 }
 
-export interface TraceEvent {
+interface TraceEvent {
   readonly pid: number
   readonly syscall: string
   /** The path the syscall names (resolved against a decoded directory fd when strace -y shows it). */

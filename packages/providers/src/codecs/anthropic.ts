@@ -29,11 +29,11 @@ type WireMessage = { role: 'user' | 'assistant'; content: WireBlock[] }
  * and `tool_search_tool_regex_20251119`, beta header `advanced-tool-use-2025-11-20`). Checked
  * against the published documentation only: no request has been sent to the real API from here.
  */
-export const NATIVE_TOOL_SEARCH = {
+const NATIVE_TOOL_SEARCH = {
   bm25: { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' },
   regex: { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' },
 } as const satisfies Record<string, { type: string; name: string }>
-export const TOOL_SEARCH_BETA = 'advanced-tool-use-2025-11-20'
+const TOOL_SEARCH_BETA = 'advanced-tool-use-2025-11-20'
 
 /** Blocks the API's own server produced: its tool use and every `*_tool_result`. */
 function isServerBlock(type: unknown): boolean {

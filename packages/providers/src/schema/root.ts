@@ -13,7 +13,7 @@ import type { JsonObject, JsonValue } from '@toolgate/core'
 import { isObject, type Node, resolveRef, typesOf } from './json-schema.js'
 
 /** The quoted rule is cut here; the runtime checks the full schema either way. */
-export const MOVED_RULE_MAX_CHARS = 2_000
+const MOVED_RULE_MAX_CHARS = 2_000
 
 export type RootRewrite =
   | { readonly ok: true; readonly schema: JsonObject }

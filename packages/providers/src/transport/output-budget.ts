@@ -8,7 +8,7 @@ import type { ModelStreamEvent } from '../model.js'
 import { ProviderLimitError } from './errors.js'
 
 /** Bookkeeping charged per tool call on top of its name, id and arguments. */
-export const CALL_COST = 64
+const CALL_COST = 64
 
 export class OutputBudget {
   private used = 0

@@ -21,7 +21,7 @@ const PROBE_TIMEOUT_MS = 5000
 let probed: Promise<readonly string[] | undefined> | undefined
 
 /** The prefix that runs a command in its own pid namespace here, or undefined (probed once). */
-export function pidNamespacePrefix(): Promise<readonly string[] | undefined> {
+function pidNamespacePrefix(): Promise<readonly string[] | undefined> {
   probed ??= (async () => {
     for (const prefix of CANDIDATES) if (await works(prefix)) return prefix
     return undefined

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 // A process that left the group (`setsid`) is only ended by a pid namespace around the command:
 // bubblewrap's, or `contain.ts` without bubblewrap (issue 11 §7).
 
-export interface ProcessSink {
+interface ProcessSink {
   /** false: pause the pipe until `onDrain` calls back. */
   write(chunk: Buffer): boolean
   onDrain(resume: () => void): void

@@ -13,7 +13,7 @@ const CONTEXT = 3
 /** Past this many differences the middle is shown as one replaced block (bounded time). */
 const MAX_EDIT_DISTANCE = 4000
 /** The diff text is cut here (meta stays bounded; the card says it was cut). */
-export const MAX_DIFF_CHARS = 256 * 1024
+const MAX_DIFF_CHARS = 256 * 1024
 
 function splitLines(text: string): string[] {
   if (text === '') return []

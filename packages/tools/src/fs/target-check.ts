@@ -31,13 +31,13 @@ export type TargetRefusal =
       readonly named: boolean
     }
 
-export function isInside(path: string, root: string): boolean {
+function isInside(path: string, root: string): boolean {
   if (path === root) return true
   const rel = relative(root, path)
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel)
 }
 
-export function insideAny(path: string, roots: readonly string[]): boolean {
+function insideAny(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => isInside(path, root))
 }
 

@@ -6,7 +6,7 @@ import type { JobInfo, JobKillValue, JobListValue, JobOutputValue } from './sche
 const LABEL_MAX = 80
 
 /** A label on one line (labels are often commands with newlines), cut to LABEL_MAX characters. */
-export function oneLine(label: string): string {
+function oneLine(label: string): string {
   const flat = label.replace(/\s+/g, ' ').trim()
   return flat.length > LABEL_MAX ? `${flat.slice(0, LABEL_MAX - 1)}…` : flat
 }

@@ -22,7 +22,7 @@ export const jobInfoSchema = z.object({
 export type JobInfo = z.infer<typeof jobInfoSchema>
 
 /** What `wait: true` did: the job ended, the timeout passed, or the call was cancelled. */
-export const waitOutcomeSchema = z.enum(['no-wait', 'ended', 'timeout', 'cancelled'])
+const waitOutcomeSchema = z.enum(['no-wait', 'ended', 'timeout', 'cancelled'])
 
 export const jobOutputValueSchema = jobInfoSchema.extend({
   /** The kept output, oldest first (bounded; see droppedBytes). */
@@ -37,7 +37,7 @@ export const jobListValueSchema = z.object({ jobs: z.array(jobInfoSchema) })
 export type JobListValue = z.infer<typeof jobListValueSchema>
 
 /** `killed`: stopped by this call; `stopping`: asked to stop, not exited within the grace; `already-ended`. */
-export const killOutcomeSchema = z.enum(['killed', 'stopping', 'already-ended'])
+const killOutcomeSchema = z.enum(['killed', 'stopping', 'already-ended'])
 
 export const jobKillValueSchema = jobInfoSchema.extend({ outcome: killOutcomeSchema })
 export type JobKillValue = z.infer<typeof jobKillValueSchema>

@@ -42,7 +42,7 @@ export type GrepValue = z.infer<typeof grepValueSchema>
  * (the walk starts there; paths are shown under the name the call gave), or one regular file by
  * its descriptor (both backends read that descriptor, never the name again).
  */
-export type GrepTarget =
+type GrepTarget =
   | { readonly kind: 'directory'; readonly lexical: string; readonly real: string }
   | { readonly kind: 'file'; readonly lexical: string; readonly handle: FileHandle; readonly size: number }
 
@@ -58,7 +58,7 @@ export interface GrepRequest {
   readonly signal: AbortSignal
 }
 
-export function cutLine(text: string): string {
+function cutLine(text: string): string {
   const bare = text.endsWith('\n') ? text.slice(0, -1) : text
   const line = bare.endsWith('\r') ? bare.slice(0, -1) : bare
   return line.length > GREP_MAX_LINE_CHARS ? `${line.slice(0, GREP_MAX_LINE_CHARS)}…` : line

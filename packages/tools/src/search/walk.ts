@@ -24,7 +24,7 @@ export const SKIPPED_DIRS: readonly string[] = ['.git', '.hg', '.svn', 'node_mod
 const SKIPPED = new Set(SKIPPED_DIRS)
 
 /** Entries handled between two turns of the event loop. */
-export const WALK_CHUNK = 256
+const WALK_CHUNK = 256
 
 export interface WalkEntry {
   /** Absolute path. */

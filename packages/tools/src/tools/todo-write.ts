@@ -7,7 +7,7 @@ import type { ToolsEnv } from '../context.js'
 import { plural } from '../util/format.js'
 import { presenter, resultPresenter } from '../util/present.js'
 
-export const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
+const TODO_STATUSES = ['pending', 'in_progress', 'completed'] as const
 
 const todoSchema = z.object({
   content: z.string().min(1).describe('What to do, as a short imperative sentence.'),

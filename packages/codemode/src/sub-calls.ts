@@ -1,0 +1,121 @@
+import type { JsonValue } from '@toolgate/core'
+import type { AbandonedSubCall, DispatchOutcome, SandboxDispatch, SettleSubCall } from './sandbox-options.js'
+
+/** What the bridge needs from its run. */
+export interface SubCallRun {
+  /** the tools the program sees, by the index its frames carry */
+  readonly tools: readonly string[]
+  readonly dispatch: SandboxDispatch
+  /** aborts when the run ends for any reason: in-flight sub-calls can be cancelled */
+  readonly signal: AbortSignal
+  /** whether the run has ended: afterwards nothing is dispatched or settled */
+  readonly ended: () => boolean
+  /** sends one batch of settlements to the worker (vm-protocol.ts `settle`) */
+  readonly send: (codes: number[], texts: string[]) => void
+}
+
+/** One run's sub-calls between the worker's frames and the host's `dispatch`. */
+export interface SubCallBridge {
+  /** The sub-calls of one VM turn, `<tool index>\n<args JSON>\n` each, dispatched in order. */
+  dispatchFrames(frames: string): void
+  /** how many sub-calls were dispatched */
+  count(): number
+  /** the sub-calls dispatched and not answered, in dispatch order */
+  abandoned(): AbandonedSubCall[]
+  /** the run ended: forget the pending sub-calls (their late answers are ignored) */
+  close(): void
+}
+
+/**
+ * The sub-call half of a run (sandbox.ts owns its lifecycle). Settlements are collected and sent
+ * in one message per microtask checkpoint: every answer made before the next checkpoint crosses
+ * together. A settlement is `codes[i]` = the sub-call's index (or `-index - 1` for a failure) and
+ * `texts[i]` = the value's JSON text (or `["message", "tool name"]`), as the prelude's port reads them.
+ */
+export function subCallBridge(run: SubCallRun): SubCallBridge {
+  let count = 0
+  /** sub-calls dispatched and not yet answered: subIndex -> tool name */
+  const pending = new Map<number, string>()
+  const toolSet = new Set(run.tools)
+  let codes: number[] = []
+  let texts: string[] = []
+  const flush = (): void => {
+    if (run.ended() || codes.length === 0) return
+    run.send(codes, texts)
+    codes = []
+    texts = []
+  }
+  const settle: SettleSubCall = (subIndex, outcome) => {
+    const name = pending.get(subIndex)
+    if (run.ended() || name === undefined) return
+    pending.delete(subIndex)
+    const text = outcome.ok ? jsonText(outcome.value) : undefined
+    if (codes.length === 0) queueMicrotask(flush)
+    if (text !== undefined) {
+      codes.push(subIndex)
+      texts.push(text)
+    } else {
+      codes.push(-subIndex - 1)
+      texts.push(JSON.stringify([outcome.ok ? NOT_JSON : outcome.message, name]))
+    }
+  }
+
+  const dispatchFrames = (frames: string): void => {
+    let at = 0
+    // a dispatch whose synchronous part ended the run (it cancelled the outer call) ends the batch
+    while (at < frames.length && !run.ended()) {
+      const nl = frames.indexOf('\n', at)
+      const close = nl < 0 ? -1 : frames.indexOf('\n', nl + 1)
+      if (close < 0) break
+      const name = run.tools[Number(frames.slice(at, nl))]
+      const argsJson = frames.slice(nl + 1, close)
+      at = close + 1
+      const subIndex = count++
+      pending.set(subIndex, String(name))
+      if (name === undefined || !toolSet.has(name)) {
+        // unreachable: the prelude only frames listed tools; answered without dispatching
+        settle(subIndex, { ok: false, message: `Tool '${String(name)}' is not available.` })
+        continue
+      }
+      let answer: ReturnType<SandboxDispatch>
+      try {
+        answer = run.dispatch(name, argsJson, subIndex, run.signal, settle)
+      } catch (error) {
+        answer = Promise.reject(error)
+      }
+      if (answer) {
+        Promise.resolve(answer).then(
+          (outcome) => settle(subIndex, outcome),
+          (error: unknown) => settle(subIndex, unexpected(error)),
+        )
+      }
+    }
+  }
+
+  return {
+    dispatchFrames,
+    count: () => count,
+    abandoned: () => [...pending].map(([subIndex, name]) => ({ subIndex, name })),
+    close: () => pending.clear(),
+  }
+}
+
+const NOT_JSON = 'The tool returned a value that is not JSON.'
+
+/** A value's JSON text, or undefined when it has none (it cannot cross). */
+function jsonText(value: JsonValue): string | undefined {
+  try {
+    const text = JSON.stringify(value)
+    return typeof text === 'string' ? text : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function unexpected(error: unknown): DispatchOutcome {
+  return { ok: false, message: `The tool call failed unexpectedly: ${errorText(error)}` }
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
