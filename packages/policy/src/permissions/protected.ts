@@ -1,9 +1,9 @@
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
+import { compileGlob, type GlobMatcher } from '../glob/glob-match.js'
 import { AUTO_RUN_PATHS, HOME_GIT_CONFIG, SHELL_RC_FILES } from '../sandbox/auto-run.js'
 import { CREDENTIAL_STORES } from '../sandbox/credential-stores.js'
 import { gitLayout, inside } from '../sandbox/git-layout.js'
-import { globToRegExp } from './glob.js'
 import { type ResolvedPath, realPath } from './paths.js'
 
 /**
@@ -164,12 +164,13 @@ export function protectedPathsFor(
 }
 
 /**
- * A path as a glob that matches it literally. Globs here have no escape character, so a glob
- * character in a path becomes `?` (any one character): the entry then covers a little more than
- * the path, never less.
+ * A path as a glob that matches it at least. A glob character or a backslash (the escape) becomes
+ * `?` (any one character but `/`): the entry then covers a little more than the path, never less,
+ * and the table stays free of escapes and classes (reach.ts compares table patterns as `*`, `?`,
+ * `**`, `{a,b}` and literals only).
  */
 function globLiteral(path: string): string {
-  return path.replace(/[*?{}[\]]/g, '?')
+  return path.replace(/[*?{}[\]\\]/g, '?')
 }
 
 export interface ProtectedHit {
@@ -179,7 +180,11 @@ export interface ProtectedHit {
 }
 
 interface CompiledTable {
-  readonly entries: readonly { readonly entry: ProtectedPath; readonly re: RegExp; readonly home: boolean }[]
+  readonly entries: readonly {
+    readonly entry: ProtectedPath
+    readonly re: GlobMatcher
+    readonly home: boolean
+  }[]
 }
 
 const compiled = new WeakMap<readonly ProtectedPath[], CompiledTable>()
@@ -190,7 +195,10 @@ function compile(table: readonly ProtectedPath[]): CompiledTable {
     c = {
       entries: table.map((entry) => {
         const home = entry.pattern.startsWith('~/')
-        return { entry, re: globToRegExp(home ? entry.pattern.slice(2) : entry.pattern), home }
+        // Case folded: on a case-insensitive file system (macOS, ext4 casefold directories)
+        // `.GIT/config` is `.git/config`; on others the extra matches only ask or deny more.
+        const re = compileGlob(home ? entry.pattern.slice(2) : entry.pattern, { caseInsensitive: true })
+        return { entry, re, home }
       }),
     }
     compiled.set(table, c)
