@@ -10,6 +10,7 @@ export {
   GlobPatternError,
   globSource,
 } from './glob/glob-match.js'
+export { compileGlobSet, type GlobSet } from './glob/glob-set.js'
 // Permission engine (issue 4 §2): rules, presets, protected paths, grants, denial fuse.
 export * from './permissions/index.js'
 export { AUTO_RUN_PATHS, type AutoRunPath, HOME_GIT_CONFIG, SHELL_RC_FILES } from './sandbox/auto-run.js'

@@ -16,7 +16,7 @@ import { RE2JS } from 're2js'
 //   `?`        one character except `/`
 //   `**`       as a whole path segment: any number of segments, zero included — `**/x` is `x` at
 //              any depth, `a/**/b` is `a/b` or deeper, `a/**` is `a` itself and everything below,
-//              `**` alone is everything; elsewhere (`a**b`) it is `*`
+//              `**` alone is everything; elsewhere (`a**b`, `***`) it is `*`
 //   `[abc]` `[a-z]` `[!abc]` `[^abc]` `[[:alpha:]]`   one character of (not of) a class; never `/`
 //   `{a,b}`    alternatives, nested, may hold `/` and `**`; an unclosed `{` or a stray `}` is an
 //              error (write `\{` for a literal brace)
@@ -180,6 +180,13 @@ function classChar(code: number): string {
   return ch
 }
 
+/** Whether a whole-segment `**` starts at `i` (it follows a `/`). */
+function globstarAt(chars: readonly string[], i: number, inGroup: boolean): boolean {
+  if (chars[i] !== '*' || chars[i + 1] !== '*') return false
+  const next = chars[i + 2]
+  return next === undefined || next === '/' || (inGroup && (next === '}' || next === ','))
+}
+
 /** The pattern as a regular expression source that RE2 and JavaScript (flag `s`) read alike. */
 export function globSource(pattern: string): string {
   const chars = Array.from(pattern)
@@ -199,20 +206,26 @@ export function globSource(pattern: string): string {
         continue
       }
       let end = i + 2
-      while (chars[end] === '*') end++ // `***` is `**`
+      while (chars[end] === '*') end++
       const next = chars[end]
       const closes = next === undefined || (groups.length > 0 && (next === '}' || next === ','))
-      if (startHere && next === '/') {
+      // Exactly two stars make a globstar; a longer run is one `*` (gitignore's rule).
+      const globstar = startHere && end === i + 2
+      if (globstar && next === '/' && globstarAt(chars, end + 1, groups.length > 0)) {
+        // `**/**` is `**`: drop the first, so `a/**/**` still matches `a` itself.
+        i = end
+        segmentStart = true
+      } else if (globstar && next === '/') {
         out += '(?:[^/]*/)*' // `**/`: zero or more directories
         i = end
         segmentStart = true
-      } else if (startHere && closes) {
+      } else if (globstar && closes) {
         // `a/**`: the directory itself or anything below it (the `/` was already written).
         if (out.endsWith('/')) out = `${out.slice(0, -1)}(?:/.*)?`
         else out += '.*'
         i = end - 1
       } else {
-        out += '[^/]*' // `a**b` is just `a*b`
+        out += '[^/]*' // `a**b` is just `a*b`, `***` is `*`
         i = end - 1
       }
     } else if (ch === '?') {
