@@ -29,7 +29,7 @@ describe('the vendored tree-sitter-bash grammar', () => {
       copyFileSync(BASH_WASM_URL, copy)
       await expect(verifiedGrammar(pathToFileURL(copy))).resolves.toHaveLength(readFileSync(copy).length)
       const bytes = readFileSync(copy)
-      bytes[bytes.length - 1] ^= 1
+      bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 1, bytes.length - 1)
       writeFileSync(copy, bytes)
       const digest = createHash('sha256').update(bytes).digest('hex')
       await expect(verifiedGrammar(pathToFileURL(copy))).rejects.toThrow(
