@@ -57,4 +57,16 @@ describe('install without scripts', () => {
       .map(([name]) => name)
     expect(withScripts).toEqual([])
   })
+
+  test('QuickJS comes as its core and one WebAssembly build, not the four of quickjs-emscripten', () => {
+    const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8')) as {
+      packages: Record<string, unknown>
+    }
+    const quickjs = Object.keys(lock.packages).filter((name) => /(^|\/)(@jitl\/)?quickjs-/.test(name))
+    expect(quickjs.sort()).toEqual([
+      'node_modules/@jitl/quickjs-ffi-types',
+      'node_modules/@jitl/quickjs-wasmfile-release-sync',
+      'node_modules/quickjs-emscripten-core',
+    ])
+  })
 })
