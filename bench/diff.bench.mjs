@@ -6,7 +6,8 @@ import { unifiedDiff } from '@toolgate/tools'
 import { fmtUs, roundRobin } from './lib.mjs'
 
 const node = process.version
-const source = (n) => Array.from({ length: n }, (_, i) => `  const value${i} = compute(${i}) // line ${i}`).join('\n')
+const source = (n) =>
+  Array.from({ length: n }, (_, i) => `  const value${i} = compute(${i}) // line ${i}`).join('\n')
 const changeEvery = (text, every) =>
   text
     .split('\n')

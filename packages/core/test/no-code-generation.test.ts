@@ -16,7 +16,7 @@ afterEach(() => {
 })
 
 function forbidCodeGeneration(): void {
-  const refuse = function Function(): never {
+  const refuse = function refusingFunction(): never {
     throw new EvalError('Code generation from strings disallowed for this context')
   }
   globalThis.Function = refuse as unknown as FunctionConstructor
