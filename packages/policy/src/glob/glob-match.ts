@@ -261,23 +261,30 @@ export function globSource(pattern: string): string {
   return out
 }
 
-/** Compile a glob; throws GlobPatternError (with a message that says what to fix) when malformed. */
-export function compileGlob(pattern: string, options: GlobOptions = {}): GlobMatcher {
+/** The checked source of one pattern: refused when too long or malformed (GlobPatternError). */
+export function checkedSource(pattern: string): string {
   if (pattern.length > GLOB_MAX_PATTERN_CHARS) {
     throw new GlobPatternError(
       `the pattern is ${pattern.length} characters long, over the limit of ${GLOB_MAX_PATTERN_CHARS}`,
     )
   }
-  const source = globSource(pattern)
-  let re: RE2JS
+  return globSource(pattern)
+}
+
+/** A source anchored at both ends, compiled by RE2 (DOTALL: a name may hold any character, `\n` too). */
+export function compileAnchored(source: string, options: GlobOptions): RE2JS {
   try {
-    // DOTALL: a name may hold any character, a newline included.
-    re = RE2JS.compile(
+    return RE2JS.compile(
       `^(?:${source})$`,
       options.caseInsensitive === true ? RE2JS.DOTALL | RE2JS.CASE_INSENSITIVE : RE2JS.DOTALL,
     )
   } catch (error) {
     throw new GlobPatternError(error instanceof Error ? error.message : String(error))
   }
+}
+
+/** Compile a glob; throws GlobPatternError (with a message that says what to fix) when malformed. */
+export function compileGlob(pattern: string, options: GlobOptions = {}): GlobMatcher {
+  const re = compileAnchored(checkedSource(pattern), options)
   return { pattern, cost: Math.max(1, re.programSize()), test: (path) => re.test(path) }
 }

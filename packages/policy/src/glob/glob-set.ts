@@ -1,5 +1,4 @@
-import { RE2JS } from 're2js'
-import { GLOB_MAX_PATTERN_CHARS, type GlobOptions, GlobPatternError, globSource } from './glob-match.js'
+import { checkedSource, compileAnchored, type GlobOptions } from './glob-match.js'
 
 /**
  * Many globs as one automaton: does ANY of them match? The same answer as testing each
@@ -16,22 +15,6 @@ export interface GlobSet {
 
 export function compileGlobSet(patterns: readonly string[], options: GlobOptions = {}): GlobSet {
   if (patterns.length === 0) return { patterns, test: () => false }
-  const sources = patterns.map((pattern) => {
-    if (pattern.length > GLOB_MAX_PATTERN_CHARS) {
-      throw new GlobPatternError(
-        `the pattern is ${pattern.length} characters long, over the limit of ${GLOB_MAX_PATTERN_CHARS}`,
-      )
-    }
-    return `(?:${globSource(pattern)})`
-  })
-  let re: RE2JS
-  try {
-    re = RE2JS.compile(
-      `^(?:${sources.join('|')})$`,
-      options.caseInsensitive === true ? RE2JS.DOTALL | RE2JS.CASE_INSENSITIVE : RE2JS.DOTALL,
-    )
-  } catch (error) {
-    throw new GlobPatternError(error instanceof Error ? error.message : String(error))
-  }
+  const re = compileAnchored(patterns.map((p) => `(?:${checkedSource(p)})`).join('|'), options)
   return { patterns, test: (path) => re.test(path) }
 }
