@@ -22,7 +22,7 @@ describe('the vendored tree-sitter-bash grammar', () => {
     )
   })
 
-  test('a different build is refused with the reason, before it is loaded', async () => {
+  test('a different build, or none, is refused with the reason (no host path), before it is loaded', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-wasm-'))
     try {
       const copy = join(dir, 'tree-sitter-bash.wasm')
@@ -33,7 +33,10 @@ describe('the vendored tree-sitter-bash grammar', () => {
       writeFileSync(copy, bytes)
       const digest = createHash('sha256').update(bytes).digest('hex')
       await expect(verifiedGrammar(pathToFileURL(copy))).rejects.toThrow(
-        `the bash grammar ${copy} has SHA-256 ${digest}, not the shipped ${BASH_WASM_SHA256}; reinstall @toolgate/policy`,
+        `the bash grammar file (wasm/tree-sitter-bash.wasm) has SHA-256 ${digest}, not the shipped ${BASH_WASM_SHA256}; reinstall @toolgate/policy`,
+      )
+      await expect(verifiedGrammar(pathToFileURL(join(dir, 'missing.wasm')))).rejects.toThrow(
+        'the bash grammar file (wasm/tree-sitter-bash.wasm) cannot be read (ENOENT); reinstall @toolgate/policy',
       )
     } finally {
       rmSync(dir, { recursive: true, force: true })

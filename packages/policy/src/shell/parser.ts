@@ -26,11 +26,17 @@ let loadError: Error | undefined
 
 /** The grammar's bytes, refused (rejects) unless they are the shipped build. */
 export async function verifiedGrammar(url: URL = BASH_WASM_URL): Promise<Uint8Array> {
-  const bytes = await readFile(url)
+  // No host path in either reason: it can reach the model through a fail-closed classification.
+  const bytes = await readFile(url).catch((error: unknown) => {
+    const code = (error as { code?: unknown }).code
+    throw new Error(
+      `the bash grammar file (wasm/tree-sitter-bash.wasm) cannot be read (${typeof code === 'string' ? code : 'unknown error'}); reinstall @toolgate/policy`,
+    )
+  })
   const digest = createHash('sha256').update(bytes).digest('hex')
   if (digest !== BASH_WASM_SHA256) {
     throw new Error(
-      `the bash grammar ${url.pathname} has SHA-256 ${digest}, not the shipped ${BASH_WASM_SHA256}; reinstall @toolgate/policy`,
+      `the bash grammar file (wasm/tree-sitter-bash.wasm) has SHA-256 ${digest}, not the shipped ${BASH_WASM_SHA256}; reinstall @toolgate/policy`,
     )
   }
   return bytes
