@@ -1,6 +1,16 @@
 // @toolgate/policy — shell classification and sandbox (issue 4 §1, §3).
 // The permission engine (rules, presets, protected paths, grants) appends its exports below.
 
+// The one glob matcher (issue 14 §4): permission rules, protected paths and the search tools.
+export {
+  compileGlob,
+  GLOB_MAX_PATTERN_CHARS,
+  type GlobMatcher,
+  type GlobOptions,
+  GlobPatternError,
+  globSource,
+} from './glob/glob-match.js'
+export { compileGlobSet, type GlobSet } from './glob/glob-set.js'
 // Permission engine (issue 4 §2): rules, presets, protected paths, grants, denial fuse.
 export * from './permissions/index.js'
 export { AUTO_RUN_PATHS, type AutoRunPath, HOME_GIT_CONFIG, SHELL_RC_FILES } from './sandbox/auto-run.js'

@@ -17,13 +17,6 @@ export { type FileStamp, FsObservations, type ObservationCheck } from './fs/obse
 export * from './jobs/index.js'
 export { builtinToolDefinitions, builtinTools } from './plugin.js'
 export {
-  compileGlob,
-  GLOB_MAX_PATTERN_CHARS,
-  type GlobMatcher,
-  GlobPatternError,
-  globSource,
-} from './search/glob-match.js'
-export {
   GREP_MAX_ENTRIES,
   GREP_MAX_LINE_CHARS,
   type GrepMode,

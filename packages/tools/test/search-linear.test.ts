@@ -2,9 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { createRuntime, type JsonValue } from '@toolgate/core'
+import { compileGlob, globSource, parseRule } from '@toolgate/policy'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { builtinTools, compileGlob, globSource } from '../src/index.js'
+import { builtinTools } from '../src/index.js'
+import { fileGlob } from '../src/search/glob-pattern.js'
 import { matchWorkerStats } from '../src/search/match-worker.js'
 import { SLICE_BUDGET } from '../src/search/pacer.js'
 import { harness, tempDir, text } from './helpers.js'
@@ -72,6 +74,35 @@ describe('glob matcher (linear time)', () => {
           const path = chars.join('')
           const js = new RegExp(`^(?:${globSource(pattern)})$`, 's')
           expect(compileGlob(pattern).test(path)).toBe(js.test(path))
+        },
+      ),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('the search tools and the permission rules read a pattern alike (property, issue 14 §4)', () => {
+    // Tools' `-g`-style glob (with a `/`: matched against the path below the root) and a
+    // `read(...)` rule over the same workspace-relative path: one matcher, one answer.
+    const piece = fc.constantFrom('*', '**', '**/', '?', 'a', 'b', '/', '.', '{a,b/c}', '[ab]', '[!a]', '\\*')
+    const pathChar = fc.constantFrom('a', 'b', 'c', '/', '.')
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 6 }),
+        fc.array(pathChar, { minLength: 1, maxLength: 10 }),
+        (pieces, chars) => {
+          const pattern = `a/${pieces.join('')}`
+          // A trailing `/` is ripgrep's "directories only", which the glob tools drop; rules keep it.
+          fc.pre(!pattern.endsWith('/'))
+          fc.pre(!pattern.split('/').includes('..')) // rules refuse `..` (write an absolute path)
+          const path = chars.join('')
+          const rule = parseRule(`read(${pattern})`)
+          if (!rule.ok || rule.matcher.kind !== 'path') throw new Error(`rule refused: ${pattern}`)
+          const glob = fileGlob(pattern)
+          expect([pattern, path, glob.matcher.test(glob.subject(path, path))]).toEqual([
+            pattern,
+            path,
+            rule.matcher.pattern.test(path),
+          ])
         },
       ),
       { numRuns: 2000 },

@@ -28,7 +28,8 @@ const Ajv2020 = ajvModule.default
 type Ajv = InstanceType<typeof Ajv2020>
 let ajv: Ajv | undefined
 function sharedAjv(): Ajv {
-  ajv ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+  // No logger: a compile failure becomes the registration error below, not console output.
+  ajv ??= new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false })
   return ajv
 }
 
@@ -71,6 +72,13 @@ function compileJsonSchema(schema: JsonSchemaObject, what: string): CompiledSche
   try {
     check = sharedAjv().compile(stripped)
   } catch (error) {
+    // ajv generates its validator with `new Function`; a runtime that forbids code generation (a
+    // browser CSP without 'unsafe-eval', Cloudflare Workers) throws EvalError here (README "Limits").
+    if (error instanceof Error && error.name === 'EvalError') {
+      throw new Error(
+        `${what} is a plain JSON Schema, which toolgate compiles with ajv, and ajv generates code (new Function), which this runtime forbids (${error.message}). Give the tool a Standard Schema instead (zod v4 validates without generated code there), or register it where code generation is allowed.`,
+      )
+    }
     throw new Error(`${what} is not a valid JSON Schema: ${(error as Error).message}`)
   } finally {
     // ajv keeps every schema it compiled (and its $id) for the life of the instance; the shared

@@ -8,7 +8,6 @@ export {
   renderPromptText,
   stableJson,
 } from './engine.js'
-export { globToRegExp } from './glob.js'
 export { LOOP_THRESHOLD } from './messages.js'
 export { type ResolvedPath, realPath, resolvePath } from './paths.js'
 export { explainDecision, type PermissionsPlugin, permissions } from './plugin.js'

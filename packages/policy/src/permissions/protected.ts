@@ -1,9 +1,10 @@
 import { homedir } from 'node:os'
 import { resolve } from 'node:path'
+import { compileGlob, type GlobMatcher } from '../glob/glob-match.js'
+import { compileGlobSet, type GlobSet } from '../glob/glob-set.js'
 import { AUTO_RUN_PATHS, HOME_GIT_CONFIG, SHELL_RC_FILES } from '../sandbox/auto-run.js'
 import { CREDENTIAL_STORES } from '../sandbox/credential-stores.js'
 import { gitLayout, inside } from '../sandbox/git-layout.js'
-import { globToRegExp } from './glob.js'
 import { type ResolvedPath, realPath } from './paths.js'
 
 /**
@@ -164,12 +165,13 @@ export function protectedPathsFor(
 }
 
 /**
- * A path as a glob that matches it literally. Globs here have no escape character, so a glob
- * character in a path becomes `?` (any one character): the entry then covers a little more than
- * the path, never less.
+ * A path as a glob that matches it at least. A glob character or a backslash (the escape) becomes
+ * `?` (any one character but `/`): the entry then covers a little more than the path, never less,
+ * and the table stays free of escapes and classes (reach.ts compares table patterns as `*`, `?`,
+ * `**`, `{a,b}` and literals only).
  */
 function globLiteral(path: string): string {
-  return path.replace(/[*?{}[\]]/g, '?')
+  return path.replace(/[*?{}[\]\\]/g, '?')
 }
 
 export interface ProtectedHit {
@@ -179,19 +181,34 @@ export interface ProtectedHit {
 }
 
 interface CompiledTable {
-  readonly entries: readonly { readonly entry: ProtectedPath; readonly re: RegExp; readonly home: boolean }[]
+  readonly entries: readonly {
+    readonly entry: ProtectedPath
+    readonly re: GlobMatcher
+    readonly home: boolean
+  }[]
+  /** Whether any absolute entry matches / any home-anchored entry matches (a path under a home). */
+  readonly anyAbsolute: GlobSet
+  readonly anyHome: GlobSet
 }
+
+// Case folded: on a case-insensitive file system (macOS, ext4 casefold directories) `.GIT/config`
+// is `.git/config`; on others the extra matches only ask or deny more.
+const FOLD = { caseInsensitive: true } as const
 
 const compiled = new WeakMap<readonly ProtectedPath[], CompiledTable>()
 
 function compile(table: readonly ProtectedPath[]): CompiledTable {
   let c = compiled.get(table)
   if (c === undefined) {
+    const entries = table.map((entry) => {
+      const home = entry.pattern.startsWith('~/')
+      return { entry, re: compileGlob(home ? entry.pattern.slice(2) : entry.pattern, FOLD), home }
+    })
+    const patterns = (home: boolean) => entries.filter((e) => e.home === home).map((e) => e.re.pattern)
     c = {
-      entries: table.map((entry) => {
-        const home = entry.pattern.startsWith('~/')
-        return { entry, re: globToRegExp(home ? entry.pattern.slice(2) : entry.pattern), home }
-      }),
+      entries,
+      anyAbsolute: compileGlobSet(patterns(false), FOLD),
+      anyHome: compileGlobSet(patterns(true), FOLD),
     }
     compiled.set(table, c)
   }
@@ -205,15 +222,16 @@ export function firstMatch(
   access: 'read' | 'write',
   home: string,
 ): ProtectedPath | undefined {
-  for (const { entry, re, home: homeAnchored } of compile(table).entries) {
+  const c = compile(table)
+  const belowHome =
+    absolute === home ? '' : absolute.startsWith(`${home}/`) ? absolute.slice(home.length + 1) : undefined
+  // Most paths match no entry: one test of each set says so, without the ordered scan.
+  if (!c.anyAbsolute.test(absolute) && (belowHome === undefined || !c.anyHome.test(belowHome)))
+    return undefined
+  for (const { entry, re, home: homeAnchored } of c.entries) {
     if (entry.access !== 'any' && entry.access !== access) continue
-    let subject = absolute
-    if (homeAnchored) {
-      if (absolute === home) subject = ''
-      else if (absolute.startsWith(`${home}/`)) subject = absolute.slice(home.length + 1)
-      else continue
-    }
-    if (re.test(subject)) return entry
+    const subject = homeAnchored ? belowHome : absolute
+    if (subject !== undefined && re.test(subject)) return entry
   }
   return undefined
 }

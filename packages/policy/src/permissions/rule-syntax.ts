@@ -1,5 +1,5 @@
+import { compileGlob } from '../glob/glob-match.js'
 import { normalizeCommand } from '../shell/normalize.js'
-import { globToRegExp } from './glob.js'
 import type { RuleMatcher } from './types.js'
 
 /**
@@ -83,7 +83,7 @@ function parsePathSpec(spec: string, access: 'read' | 'write'): ParsedRule {
     return fail("only '~/' is understood as the home directory")
   try {
     // Absolute globs keep their leading '/', home globs are expanded when matched (see engine).
-    const pattern = globToRegExp(anchor === 'absolute' && glob.startsWith('~/') ? glob.slice(2) : glob)
+    const pattern = compileGlob(anchor === 'absolute' && glob.startsWith('~/') ? glob.slice(2) : glob)
     return { ok: true, matcher: { kind: 'path', access, glob, pattern, anchor } }
   } catch (error) {
     return fail((error as Error).message)

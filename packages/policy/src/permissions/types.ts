@@ -3,6 +3,7 @@
  * seed 001 §6.9 presets and approvals).
  */
 import type { JsonObject, JsonValue } from '@toolgate/core'
+import type { GlobMatcher } from '../glob/glob-match.js'
 
 /** Presets of seed 001 §6.9: what the model may do without asking. */
 export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
@@ -41,7 +42,7 @@ export type RuleMatcher =
       readonly kind: 'path'
       readonly access: 'read' | 'write'
       readonly glob: string
-      readonly pattern: RegExp
+      readonly pattern: GlobMatcher
       readonly anchor: 'workspace' | 'absolute'
     }
 

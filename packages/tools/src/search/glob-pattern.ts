@@ -1,4 +1,4 @@
-import { compileGlob, type GlobMatcher } from './glob-match.js'
+import { compileGlob, type GlobMatcher } from '@toolgate/policy'
 
 export interface FileGlob {
   readonly matcher: GlobMatcher

@@ -2,11 +2,11 @@
 
 import { join } from 'node:path'
 import { defineTool, ToolError } from '@toolgate/core'
+import { compileGlob, type GlobMatcher, GlobPatternError } from '@toolgate/policy'
 import { z } from 'zod'
 import type { ToolsEnv } from '../context.js'
 import { fsError } from '../fs/errors.js'
 import { openSearchTarget } from '../fs/open-file.js'
-import { compileGlob, type GlobMatcher, GlobPatternError } from '../search/glob-match.js'
 import { Pacer } from '../search/pacer.js'
 import { SKIPPED_DIRS, walkFiles } from '../search/walk.js'
 import { count, plural } from '../util/format.js'

@@ -1,3 +1,6 @@
+// The permission engine's glob matcher before issue 14 §4 (packages/policy/src/permissions/glob.ts at
+// b71c6c3), kept verbatim as a test oracle: the one matcher must match at least what it matched.
+
 /**
  * Path globs for rules and the protected-path table: `*` and `?` stay inside one path segment,
  * `**` spans any number of segments (zero included: `src/**` matches `src` itself), `{a,b}`
@@ -25,7 +28,7 @@ function segmentToRegExp(segment: string): string {
 }
 
 /** Compile a glob to an anchored RegExp over '/'-separated paths. Throws on malformed braces. */
-export function globToRegExp(glob: string): RegExp {
+export function legacyPolicyGlob(glob: string): RegExp {
   const segs = glob.split('/')
   let out = ''
   for (let i = 0; i < segs.length; i++) {
