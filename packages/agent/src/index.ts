@@ -6,7 +6,7 @@ export type { PushOutcome, Reminder, ReminderQueueOptions } from './context/remi
 export { ReminderQueue, renderReminders } from './context/reminders.js'
 export type { SessionTap } from './context/session-tap.js'
 export { sessionTap } from './context/session-tap.js'
-export type { AgentEvent, AgentResult, DoneReason, UsageTotals } from './events.js'
+export type { AgentEvent, AgentResult, DoneReason, RunFailure, UsageTotals } from './events.js'
 export { emptyArgsHint, isEmptyArguments } from './loop/empty-args.js'
 export type { AgentRun, RunAgentOptions } from './loop/run-agent.js'
 export { collectAgent, runAgent } from './loop/run-agent.js'

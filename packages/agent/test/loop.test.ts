@@ -210,6 +210,7 @@ describe('runAgent: stop reasons', () => {
       type: 'done',
       reason: 'error',
       message: 'unknown stop reason "weird"; not treated as done',
+      failure: { source: 'stop-reason', rawStopReason: 'weird' },
       turns: 1,
       usage: { inputTokens: 0, outputTokens: 0 },
     })

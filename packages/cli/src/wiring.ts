@@ -1,8 +1,10 @@
 // The one place the CLI assembles a session: runtime, approvals, the built-in tools, the
 // permission engine (with its prompt helpers) and, optionally, Code Mode. Commands talk to this
 // file, not to those packages.
-
-import { codeMode as codeModePlugin } from '@toolgate/codemode'
+//
+// Code Mode is imported only when a session offers run_code (or a replay meets a run_code call):
+// @toolgate/codemode loads the TypeScript compiler for type stripping, the heaviest module of the
+// CLI by far (issue 15 §3).
 import {
   type ApprovalRequest,
   type ApprovalService,
@@ -16,7 +18,7 @@ import {
   type ToolResult,
   type ToolResultView,
 } from '@toolgate/core'
-import { initShellParser, permissions, probeSandbox } from '@toolgate/policy'
+import { initShellParser, permissions, probeSandbox, type SandboxProbe } from '@toolgate/policy'
 import { builtinTools } from '@toolgate/tools'
 
 export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
@@ -56,23 +58,51 @@ export interface Session {
   readonly codeMode: boolean
   /** Notes for the user, one line each (none today; kept for degraded setups). */
   readonly gaps: readonly string[]
+  /** How bash is confined in this session, for the banner. */
+  readonly sandbox: SandboxState
+  /** The system prompt's Code Mode part (the SDK declaration of the callable tools), when run_code is offered. */
+  readonly codePrompt?: string
 }
+
+/** Which sandbox is in force: bash's own confinement, and whether the policy counts on it. */
+export type SandboxState =
+  | { readonly kind: 'bubblewrap'; readonly trusted: boolean }
+  | { readonly kind: 'none'; readonly diagnostic: string }
 
 export async function createSession(setup: SessionSetup): Promise<Session> {
   const approval = createApprovalService({ policy: setup.approvalPolicy })
   const runtime = createRuntime({ approval, session: setup.sink })
+  // The bash tool confines with bubblewrap when it works (its default, fail closed); the probe says
+  // whether it does, for the policy and the banner. Parser, probe and Code Mode load side by side.
+  const [probe, , codemode] = await Promise.all([
+    probeSandbox(),
+    initShellParser(),
+    setup.codeMode ? import('@toolgate/codemode') : undefined,
+  ])
   runtime.use(builtinTools({ root: setup.root }))
-  if (setup.codeMode) runtime.use(codeModePlugin({ mode: 'both' }))
-  const policy = await installPolicy(runtime, setup)
+  if (codemode) runtime.use(codemode.codeMode({ mode: 'both' }))
+  const policy = installPolicy(runtime, setup, probe)
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
-  return { runtime, approval, policy, codeMode: setup.codeMode === true, gaps: [] }
+  return {
+    runtime,
+    approval,
+    policy,
+    codeMode: codemode !== undefined,
+    gaps: [],
+    sandbox: probe.available
+      ? { kind: 'bubblewrap', trusted: sandboxTrusted(setup, probe) }
+      : { kind: 'none', diagnostic: probe.diagnostic },
+    ...(codemode ? { codePrompt: codemode.codeModePrompt(runtime) } : {}),
+  }
 }
 
-async function installPolicy(runtime: Runtime, setup: SessionSetup): Promise<PolicyHandle> {
-  await initShellParser()
-  // Only a sandbox that was seen to work counts (fail closed): the bash tool confines with it.
-  const sandboxed =
-    setup.trustSandbox !== false && setup.preset === 'workspace-write' && (await probeSandbox()).available
+/** Only a sandbox that was seen to work counts (fail closed), and the demo never counts on it. */
+function sandboxTrusted(setup: SessionSetup, probe: SandboxProbe): boolean {
+  return setup.trustSandbox !== false && setup.preset === 'workspace-write' && probe.available
+}
+
+function installPolicy(runtime: Runtime, setup: SessionSetup, probe: SandboxProbe): PolicyHandle {
+  const sandboxed = sandboxTrusted(setup, probe)
   const plugin = permissions({
     root: setup.root,
     preset: setup.preset,
@@ -100,6 +130,8 @@ async function installPolicy(runtime: Runtime, setup: SessionSetup): Promise<Pol
 
 /** Pure card lookups over the built-in tools' presentCall / presentResult (replay). */
 export interface CardSource {
+  /** Load the presenters of a tool whose package is not loaded yet (run_code); call before `call`. */
+  prepare(name: string): Promise<void>
   call(name: string, args: JsonValue): ToolCallView | undefined
   result(name: string, args: JsonValue, result: ToolResult): ToolResultView | undefined
 }
@@ -108,7 +140,7 @@ export interface CardSource {
 export async function builtinCardSource(root: string): Promise<CardSource> {
   const runtime = createRuntime()
   runtime.use(builtinTools({ root }))
-  runtime.use(codeModePlugin({ mode: 'both' }))
+  let codeModeLoaded: Promise<void> | undefined
   const presenters = (name: string) =>
     runtime.tool(name) as
       | {
@@ -117,6 +149,14 @@ export async function builtinCardSource(root: string): Promise<CardSource> {
         }
       | undefined
   return {
+    prepare(name) {
+      if (name !== 'run_code') return Promise.resolve()
+      codeModeLoaded ??= import('@toolgate/codemode').then(
+        (m) => void runtime.use(m.codeMode({ mode: 'both' })),
+        () => undefined, // without its presenters run_code gets the generic card
+      )
+      return codeModeLoaded
+    },
     call(name, args) {
       try {
         return presenters(name)?.presentCall?.(args) ?? undefined

@@ -93,7 +93,7 @@ describe('toolgate replay', () => {
     const c = testIO()
     expect(await main(['replay'], c.io)).toBe(2)
     expect(c.stderr.text()).toBe(
-      'toolgate replay: missing argument <log> (the session log (a .jsonl file written by demo or run)). See `toolgate replay --help`.\n',
+      'toolgate replay: missing argument <log> (the session log (a .jsonl file written by demo, run or chat)). See `toolgate replay --help`.\n',
     )
   })
 
@@ -110,7 +110,7 @@ describe('toolgate replay', () => {
       const argv = [
         'run',
         '--provider',
-        'openai',
+        'openai-chat',
         '--base-url',
         server.baseUrl,
         '--model',

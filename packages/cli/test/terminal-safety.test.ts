@@ -105,7 +105,17 @@ describe('live (`run`, real HTTP and real bash) and `replay` print the same safe
       ],
       [text('Done.'), finish('stop')],
     ])
-    const argv = ['run', '--provider', 'openai', '--base-url', server.baseUrl, '--model', 'm', '--root', root]
+    const argv = [
+      'run',
+      '--provider',
+      'openai-chat',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'm',
+      '--root',
+      root,
+    ]
     expect(await main([...argv, '--yes', '--log', log, 'show me'], live.io)).toBe(0)
   }, 60_000)
   afterAll(() => server.close())
@@ -177,7 +187,7 @@ describe('live (`run`, real HTTP and real bash) and `replay` print the same safe
       const argv = [
         'run',
         '--provider',
-        'openai',
+        'openai-chat',
         '--base-url',
         again.baseUrl,
         '--model',

@@ -27,7 +27,7 @@ async function start(
   server = await loopback(handlers)
   return createModelClient({
     provider,
-    baseUrl: server.baseUrl,
+    baseUrl: provider === 'anthropic' ? server.origin : server.baseUrl,
     apiKey: 'test-key',
     model: 'test-model',
     retries: 2,

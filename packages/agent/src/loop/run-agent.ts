@@ -17,6 +17,7 @@ import {
   type ModelClient,
   type ModelRequest,
   normalizeArgs,
+  ProviderError,
   stopDecision,
   type ToolCallPart,
   type ToolResultMessage,
@@ -27,7 +28,7 @@ import { type ResultBudgetOptions, resultBudget } from '../budget/result-budget.
 import { createCards } from '../cards.js'
 import { ReminderQueue, renderReminders } from '../context/reminders.js'
 import type { SessionTap } from '../context/session-tap.js'
-import type { AgentEvent, AgentResult, DoneReason } from '../events.js'
+import type { AgentEvent, AgentResult, DoneReason, RunFailure } from '../events.js'
 import { TurnAssembler } from './assemble.js'
 import { createChannel } from './channel.js'
 import { emptyArgsHint, needsEmptyArgsHint, requiredFields } from './empty-args.js'
@@ -161,12 +162,16 @@ async function drive(
     for (const e of runtime.session.events()) onSessionEvent(e)
   }
 
-  const done = (reason: DoneReason, message?: string): AgentResult => {
+  const done = (reason: DoneReason, message?: string, failure?: RunFailure): AgentResult => {
     const usage = { inputTokens, outputTokens }
-    emit({ type: 'done', reason, ...(message === undefined ? {} : { message }), turns: turn, usage })
+    const extra = {
+      ...(message === undefined ? {} : { message }),
+      ...(failure === undefined ? {} : { failure }),
+    }
+    emit({ type: 'done', reason, ...extra, turns: turn, usage })
     return {
       reason,
-      ...(message === undefined ? {} : { message }),
+      ...extra,
       messages: history,
       appended,
       turns: turn,
@@ -318,7 +323,7 @@ async function drive(
         })
         return aborted
           ? done('aborted', 'the run was aborted; every started call was answered')
-          : done('error', `the model request failed: ${describe(streamError)}`)
+          : done('error', `the model request failed: ${describe(streamError)}`, failureOf(streamError))
       }
 
       const finish = assembler.finish!
@@ -393,7 +398,10 @@ async function drive(
         case 'error':
           appendResults(await executor.cancel(new Error(decision.message)))
           turnEnd()
-          return done('error', decision.message)
+          return done('error', decision.message, {
+            source: 'stop-reason',
+            rawStopReason: finish.rawStopReason,
+          })
         default: {
           const never: never = decision
           return done('error', `unknown stop decision ${JSON.stringify(never)}`)
@@ -401,7 +409,7 @@ async function drive(
       }
     }
   } catch (error) {
-    return done('error', `the agent loop failed: ${describe(error)}`)
+    return done('error', `the agent loop failed: ${describe(error)}`, { source: 'exception' })
   } finally {
     subscription?.dispose()
     budget?.dispose()
@@ -460,6 +468,16 @@ function safeAppend(runtime: Runtime, type: string, payload: { readonly [k: stri
   } catch {
     // The log is telemetry here; it never changes the run.
   }
+}
+
+function failureOf(error: unknown): RunFailure {
+  return error instanceof ProviderError
+    ? {
+        source: 'provider',
+        kind: error.kind,
+        ...(error.status === undefined ? {} : { status: error.status }),
+      }
+    : { source: 'exception' }
 }
 
 function describe(error: unknown): string {

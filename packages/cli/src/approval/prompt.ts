@@ -89,14 +89,16 @@ export function terminalAnswerer(options: TerminalAnswererOptions): ApprovalAnsw
 /** Wait for one decisive key in raw mode; the terminal is restored on every path. */
 function readKey(stdin: InStream, signal: AbortSignal, offerSession: boolean): Promise<PromptAnswer> {
   return new Promise((resolve) => {
-    const wasRaw = (stdin as { isRaw?: boolean }).isRaw === true
+    const wasRaw = stdin.isRaw === true
+    // The interactive session keeps stdin flowing during a turn (Ctrl-C cancels it): leave it so.
+    const wasFlowing = (stdin as { readableFlowing?: boolean | null }).readableFlowing === true
     stdin.setRawMode?.(true)
     stdin.resume()
     const done = (answer: PromptAnswer) => {
       stdin.off('data', onData)
       signal.removeEventListener('abort', onAbort)
       stdin.setRawMode?.(wasRaw)
-      stdin.pause()
+      if (!wasFlowing) stdin.pause()
       resolve(answer)
     }
     const onAbort = () => done('cancel')

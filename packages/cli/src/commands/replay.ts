@@ -7,7 +7,7 @@
 import { resolve } from 'node:path'
 import type { JsonValue, ToolCallView, ToolResult } from '@toolgate/core'
 import { readSessionEntries, SessionLogError, type SessionLogIssue } from '@toolgate/core/node'
-import type { CommandSpec, ParsedArgs } from '../args.js'
+import type { ParsedArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { renderCallCard, renderResultCard } from '../render/cards.js'
@@ -15,17 +15,6 @@ import { colorEnabled, createStyle } from '../render/colors.js'
 import { emptyStats, type RunStats, renderSummary } from '../render/run-view.js'
 import { terminalSafe } from '../render/terminal-text.js'
 import { builtinCardSource } from '../wiring.js'
-
-export const replaySpec: CommandSpec = {
-  name: 'replay',
-  summary: "re-render a session's cards from its JSONL log",
-  positionals: [
-    { name: 'log', description: 'the session log (a .jsonl file written by demo or run)', required: true },
-  ],
-  options: [],
-  epilog:
-    'Exit codes: 0 replayed (lines that are not session events are reported and skipped), 3 the log is missing, unreadable or not a session log.',
-}
 
 /** Skipped lines reported one by one; past this only their count (a damaged file stays readable). */
 const NOTICES = 20
@@ -86,6 +75,7 @@ export async function replayCommand(parsed: ParsedArgs, io: CliIO): Promise<Exit
             'arguments' in event
               ? (event.arguments as JsonValue)
               : { raw: typeof event.argumentsText === 'string' ? event.argumentsText : '' }
+          await cards.prepare(name)
           const view = isRaw(args) ? undefined : cards.call(name, args)
           calls.set(callId, { name, args, ...(view ? { view } : {}) })
           out(renderCallCard({ name, args, ...(view ? { view } : {}) }, style, { width }))

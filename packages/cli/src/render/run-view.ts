@@ -30,6 +30,10 @@ export interface RunViewOptions {
   readonly json?: OutStream
   /** Whether a call overlapped another one (from the concurrency probe). */
   readonly parallel?: (callId: string) => boolean
+  /** Print the model's text as it streams (a terminal), instead of a paragraph at a time. */
+  readonly streamText?: boolean
+  /** Shown in the progress line while the model has not answered yet. */
+  readonly modelName?: string
 }
 
 export interface RunView {
@@ -57,8 +61,23 @@ export function createRunView(options: RunViewOptions): RunView {
   >()
   let text = ''
   let textKind: 'text' | 'reasoning' = 'text'
+  /** Streamed text left the cursor mid-line. */
+  let midLine = false
+  /** The progress key of the model request being waited for, if any. */
+  let waiting: string | undefined
 
+  const stopWaiting = () => {
+    if (waiting === undefined) return
+    screen.end(waiting)
+    waiting = undefined
+  }
   const flush = () => {
+    if (options.streamText) {
+      if (midLine) screen.print('\n')
+      midLine = false
+      text = ''
+      return
+    }
     if (text.trim() === '') {
       text = ''
       return
@@ -67,6 +86,15 @@ export function createRunView(options: RunViewOptions): RunView {
     const body = terminalSafe(text.replace(/\s+$/, ''))
     screen.print(`${textKind === 'reasoning' ? style.dim(body) : body}\n`)
     text = ''
+  }
+  const stream = (kind: 'text' | 'reasoning', delta: string) => {
+    // Leading blank lines of a reply are noise on a terminal.
+    const shown = midLine || text !== '' ? delta : delta.replace(/^\s+/, '')
+    text += delta
+    if (shown === '') return
+    const safe = terminalSafe(shown)
+    screen.print(kind === 'reasoning' ? style.dim(safe) : safe)
+    midLine = !shown.endsWith('\n')
   }
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
 
@@ -119,19 +147,28 @@ export function createRunView(options: RunViewOptions): RunView {
       }
       switch (event.type) {
         case 'turn-start':
+          flush()
+          // A spinner with the elapsed time until the model's first output (terminals only).
+          waiting = `model:${event.turn}`
+          screen.begin(waiting, `waiting for ${terminalSafe(options.modelName ?? 'the model')}`)
+          return
         case 'turn-end':
         case 'reminder':
+          stopWaiting()
           flush()
           return
         case 'text-delta':
         case 'reasoning-delta': {
+          stopWaiting()
           const kind = event.type === 'text-delta' ? 'text' : 'reasoning'
           if (kind !== textKind) flush()
           textKind = kind
-          text += event.text
+          if (options.streamText) stream(kind, event.text)
+          else text += event.text
           return
         }
         case 'tool-call': {
+          stopWaiting()
           flush()
           const call = calls.get(event.callId)!
           screen.print(renderCallCard(call, style, { width }))
@@ -160,6 +197,7 @@ export function createRunView(options: RunViewOptions): RunView {
         case 'approval':
           return
         case 'done':
+          stopWaiting()
           flush()
           if (event.reason !== 'completed') {
             screen.print(

@@ -98,13 +98,34 @@ function encodeMessages(messages: readonly Message[]): { system: string[]; wire:
   return { system, wire }
 }
 
+const EPHEMERAL = { type: 'ephemeral' } as const satisfies JsonObject
+
+/**
+ * The moving breakpoint: the last block of the last message, so the next request reads everything
+ * up to here from the cache. Anthropic allows 4 breakpoints; tools, system and this use 3.
+ */
+function markLastBlock(wire: WireMessage[]): void {
+  const last = wire[wire.length - 1]
+  const block = last?.content[last.content.length - 1]
+  if (last === undefined || block === undefined) return
+  // Thinking blocks cannot carry cache_control; the breakpoint then goes on no block (a miss, not an error).
+  if (block.type === 'thinking') return
+  last.content[last.content.length - 1] = { ...block, cache_control: EPHEMERAL }
+}
+
 function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRequest {
   const { system, wire } = encodeMessages(request.messages)
   const body: { [key: string]: JsonValue } = {
     model: options.model,
     max_tokens: request.maxTokens ?? options.maxTokens,
   }
-  if (system.length > 0) body.system = system.join('\n\n')
+  const cache = request.cache !== undefined
+  if (system.length > 0) {
+    const text = system.join('\n\n')
+    // A breakpoint needs the block form; without caching the plain string stays (same bytes as before).
+    body.system = cache ? [{ type: 'text', text, cache_control: EPHEMERAL }] : text
+  }
+  if (cache) markLastBlock(wire)
   body.messages = wire
   const { compiled, fallbacks } = compileTools(
     request.tools ?? [],
@@ -113,12 +134,14 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
     options.strictTools === true,
   )
   if (compiled.length > 0) {
-    body.tools = compiled.map(({ tool, parameters, strict }) => ({
+    body.tools = compiled.map(({ tool, parameters, strict }, i) => ({
       name: tool.name,
       description: tool.description,
       input_schema: parameters,
       ...(strict ? { strict: true } : {}),
       ...(tool.deferLoading === true ? { defer_loading: true } : {}),
+      // The tools come first in the cached prefix: one breakpoint after the last covers them all.
+      ...(cache && i === compiled.length - 1 ? { cache_control: EPHEMERAL } : {}),
     }))
   }
   const choice = request.toolChoice
@@ -289,8 +312,10 @@ class AnthropicStreamDecoder implements StreamDecoder {
 
 export const anthropicCodec: WireCodec = {
   provider: 'anthropic',
-  defaultBaseUrl: 'https://api.anthropic.com/v1',
-  path: '/messages',
+  // The host root, as in Anthropic's own SDK (ANTHROPIC_BASE_URL): a proxy URL that works with other
+  // Anthropic clients works here.
+  defaultBaseUrl: 'https://api.anthropic.com',
+  path: '/v1/messages',
   headers: (apiKey) => ({ 'anthropic-version': '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}) }),
   encodeRequest,
   decodeResponse,

@@ -96,6 +96,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
         typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } }
   }
   if (request.temperature !== undefined) body.temperature = request.temperature
+  if (request.cache?.key !== undefined) body.prompt_cache_key = request.cache.key
   if (options.stream) {
     body.stream = true
     body.stream_options = { include_usage: true }

@@ -88,6 +88,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
       body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name }
   }
   if (request.temperature !== undefined) body.temperature = request.temperature
+  if (request.cache?.key !== undefined) body.prompt_cache_key = request.cache.key
   if (options.stream) body.stream = true
   return encodedRequest(body, compiled, fallbacks)
 }

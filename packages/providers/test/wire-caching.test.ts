@@ -1,0 +1,159 @@
+// Prompt caching and protocol mismatches, on the wire against a loopback server: the request bytes
+// each provider really receives, and what a server that does not stream gets back.
+import {
+  createModelClient,
+  type Message,
+  type ModelRequest,
+  type Provider,
+  ProviderProtocolError,
+} from '@toolgate/providers'
+import { afterEach, describe, expect, test } from 'vitest'
+import { type Handler, type Loopback, loopback, sse, status } from './loopback.js'
+import { anthropic, openaiChat, openaiResponses } from './transcripts.js'
+
+let server: Loopback | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+async function start(provider: Provider, handlers: Handler[]) {
+  server = await loopback(handlers)
+  return createModelClient({
+    provider,
+    baseUrl: provider === 'anthropic' ? server.origin : server.baseUrl,
+    apiKey: 'k',
+    model: 'm',
+    retries: 0,
+    timeoutMs: 5000,
+  })
+}
+
+async function drain(stream: AsyncIterable<unknown>): Promise<unknown> {
+  try {
+    for await (const _ of stream) {
+      // drained
+    }
+    return undefined
+  } catch (error) {
+    return error
+  }
+}
+
+const tools = [
+  {
+    name: 'read',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  },
+  {
+    name: 'grep',
+    description: 'Search.',
+    parameters: { type: 'object', properties: { pattern: { type: 'string' } } },
+  },
+] as const
+
+const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }] })
+const history: Message[] = [
+  { role: 'system', content: 'You are terse.' },
+  user('read a'),
+  {
+    role: 'assistant',
+    parts: [{ type: 'tool-call', callId: 'toolu_1', name: 'read', arguments: '{"path":"a"}' }],
+  },
+  { role: 'tool', callId: 'toolu_1', name: 'read', content: [{ type: 'text', text: 'A' }], isError: false },
+]
+
+describe('prompt caching on the wire', () => {
+  test('anthropic: breakpoints on the last tool, the system prompt and the last block; none without cache', async () => {
+    const client = await start('anthropic', [sse(anthropic.parallel), sse(anthropic.parallel)])
+    await drain(client.stream({ messages: history, tools, cache: {} }))
+    await drain(client.stream({ messages: history, tools }))
+    const [cached, plain] = server!.requests.map((r) => r.body as Record<string, unknown>)
+    expect(server!.requests[0]!.url).toBe('/v1/messages')
+    expect((cached!.tools as { cache_control?: unknown }[]).map((t) => t.cache_control)).toEqual([
+      undefined,
+      { type: 'ephemeral' },
+    ])
+    expect(cached!.system).toEqual([
+      { type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } },
+    ])
+    expect(cached!.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'read a' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'read', input: { path: 'a' } }],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: [{ type: 'text', text: 'A' }],
+            is_error: false,
+            cache_control: { type: 'ephemeral' },
+          },
+        ],
+      },
+    ])
+    expect(plain!.system).toBe('You are terse.')
+    expect(JSON.stringify(plain)).not.toContain('cache_control')
+    expect(JSON.stringify(plain)).not.toContain('prompt_cache_key')
+  })
+
+  test.each(['openai-chat', 'openai-responses'] as const)(
+    '%s: prompt_cache_key only when a key is given',
+    async (provider) => {
+      const body = provider === 'openai-chat' ? openaiChat.parallel : openaiResponses.parallel
+      const client = await start(provider, [sse(body), sse(body)])
+      await drain(client.stream({ messages: history, tools, cache: { key: 'session-1' } }))
+      await drain(client.stream({ messages: history, tools, cache: {} }))
+      const [keyed, unkeyed] = server!.requests.map((r) => r.body as Record<string, unknown>)
+      expect(keyed!.prompt_cache_key).toBe('session-1')
+      expect('prompt_cache_key' in unkeyed!).toBe(false)
+      expect(JSON.stringify(keyed)).not.toContain('cache_control')
+    },
+  )
+
+  test('anthropic: tools and system are byte-identical across turns of a growing conversation', async () => {
+    const client = await start('anthropic', [
+      sse(anthropic.parallel),
+      sse(anthropic.parallel),
+      sse(anthropic.parallel),
+    ])
+    const requests: ModelRequest[] = [
+      { messages: history.slice(0, 2), tools, cache: {} },
+      { messages: history, tools, cache: {} },
+      { messages: [...history, user('and b?')], tools, cache: {} },
+    ]
+    for (const r of requests) await drain(client.stream(r))
+    const bodies = server!.requests.map((r) => r.body as Record<string, unknown>)
+    const prefix = (b: Record<string, unknown>) =>
+      JSON.stringify({ tools: b.tools, system: b.system, model: b.model })
+    expect(new Set(bodies.map(prefix)).size).toBe(1)
+  })
+})
+
+describe('a server that answers a streaming request with JSON', () => {
+  test.each(['anthropic', 'openai-chat', 'openai-responses'] as const)(
+    '%s: ProviderProtocolError (kind protocol) that quotes the server and names the base URL',
+    async (provider) => {
+      const client = await start(provider, [
+        status(200, { error: { message: 'streaming is disabled here' } }),
+      ])
+      const error = await drain(client.stream({ messages: [user('hi')] }))
+      expect(error).toBeInstanceOf(ProviderProtocolError)
+      expect((error as ProviderProtocolError).kind).toBe('protocol')
+      const path =
+        provider === 'anthropic'
+          ? '/v1/messages'
+          : provider === 'openai-chat'
+            ? '/v1/chat/completions'
+            : '/v1/responses'
+      expect((error as Error).message).toBe(
+        `${provider} answered the streaming request at ${server!.origin}${path} with JSON, not an event stream (streaming is disabled here). The server does not stream, or the base URL points at something else: check the base URL.`,
+      )
+    },
+  )
+})
