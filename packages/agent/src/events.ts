@@ -19,6 +19,16 @@ export type DoneReason =
   | 'max_tokens'
   /** Unknown or missing stop reason, a provider failure, or a script/model bug. */
   | 'error'
+  /** The model did not answer in time (first byte, or silence inside the stream: the transport's timeoutMs). */
+  | 'timeout'
+  /** The same call with the same result, too many times in a row. */
+  | 'loop_detected'
+  /** Too many turns in a row without a new successful result. */
+  | 'no_progress'
+  /** An empty-arguments call after the hints ran out (seed 003 §4.5 F1). */
+  | 'empty_arguments'
+  /** The next request would not fit the context window even after eliding and compacting. */
+  | 'context_overflow'
 
 /**
  * What failed when a run ends with `error`, as the branch that saw it knows it: callers (the CLI's
@@ -36,6 +46,10 @@ export type RunFailure =
 export interface UsageTotals {
   readonly inputTokens: number
   readonly outputTokens: number
+  /** Every input token of every request, cached or not (Usage.promptTokens; else inputTokens). */
+  readonly promptTokens?: number
+  /** Input tokens read from the provider's prompt cache (when it reports them). */
+  readonly cacheReadTokens?: number
 }
 
 export type AgentEvent =
@@ -72,6 +86,15 @@ export type AgentEvent =
       readonly reason?: string
       readonly displayReason?: string
       readonly outcome?: string
+    }
+  /** Context management changed the history: old results elided, or older turns compacted. */
+  | {
+      readonly type: 'context'
+      readonly turn: number
+      readonly action: 'elided' | 'compacted'
+      /** Estimated tokens before and after. */
+      readonly before: number
+      readonly after: number
     }
   /** A reminder message the loop injected (job notices, caller reminders). */
   | {

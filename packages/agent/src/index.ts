@@ -1,11 +1,20 @@
 // @toolgate/agent: the agent loop on top of the tool runtime and the provider codecs.
 
-export type { ResultBudgetOptions } from './budget/result-budget.js'
-export { DEFAULT_RESULT_LIMIT, resultBudget, spillNotice, truncateMiddle } from './budget/result-budget.js'
+export type { LineCut, ResultBudgetOptions } from './budget/result-budget.js'
+export {
+  cutLines,
+  DEFAULT_RESULT_TOKENS,
+  displayPath,
+  resultBudget,
+  spillNotice,
+} from './budget/result-budget.js'
+export { SpillDirectory } from './budget/spill.js'
 export type { PushOutcome, Reminder, ReminderQueueOptions } from './context/reminders.js'
 export { ReminderQueue, renderReminders } from './context/reminders.js'
 export type { SessionTap } from './context/session-tap.js'
 export { sessionTap } from './context/session-tap.js'
+export { estimateTokens, messagesTokens, messageTokens } from './context/tokens.js'
+export { CONTEXT_WINDOWS, contextWindowOf, DEFAULT_CONTEXT_WINDOW } from './context/windows.js'
 export type { AgentEvent, AgentResult, DoneReason, RunFailure, UsageTotals } from './events.js'
 export { emptyArgsHint, isEmptyArguments } from './loop/empty-args.js'
 export type { AgentRun, RunAgentOptions } from './loop/run-agent.js'

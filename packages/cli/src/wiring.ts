@@ -5,6 +5,8 @@
 // Code Mode is imported only when a session offers run_code (or a replay meets a run_code call):
 // @toolgate/codemode loads the TypeScript compiler for type stripping, the heaviest module of the
 // CLI by far (issue 15 §3).
+import { join } from 'node:path'
+import { resultBudget, SpillDirectory } from '@toolgate/agent'
 import {
   type ApprovalRequest,
   type ApprovalService,
@@ -50,6 +52,9 @@ export interface SessionSetup {
   readonly plugins?: readonly Plugin[]
 }
 
+/** Where the full text of cut or elided outputs goes: in the workspace, where `read` can open it. */
+export const SPILL_DIR = join('.toolgate', 'spill')
+
 export interface Session {
   readonly runtime: Runtime
   readonly approval: ApprovalService
@@ -62,6 +67,8 @@ export interface Session {
   readonly sandbox: SandboxState
   /** The system prompt's Code Mode part (the SDK declaration of the callable tools), when run_code is offered. */
   readonly codePrompt?: string
+  /** `<root>/.toolgate/spill`: cut results (the result budget) and elided ones (context pressure). */
+  readonly spill: SpillDirectory
 }
 
 /** Which sandbox is in force: bash's own confinement, and whether the policy counts on it. */
@@ -81,6 +88,10 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
   ])
   runtime.use(builtinTools({ root: setup.root }))
   if (codemode) runtime.use(codemode.codeMode({ mode: 'both' }))
+  // Every result is bounded in tokens (head and tail, whole lines), the rest spilled where `read` can
+  // open it; registered before any other post-execute listener, so it budgets what they return.
+  const spillDir = join(setup.root, SPILL_DIR)
+  runtime.use(resultBudget({ spillDir, root: setup.root }))
   const policy = installPolicy(runtime, setup, probe)
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
   return {
@@ -93,6 +104,7 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
       ? { kind: 'bubblewrap', trusted: sandboxTrusted(setup, probe) }
       : { kind: 'none', diagnostic: probe.diagnostic },
     ...(codemode ? { codePrompt: codemode.codeModePrompt(runtime) } : {}),
+    spill: new SpillDirectory(spillDir, setup.root),
   }
 }
 

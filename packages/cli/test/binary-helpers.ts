@@ -109,8 +109,10 @@ export interface ScriptServer {
   close(): Promise<void>
 }
 
-/** An OpenAI-compatible server on 127.0.0.1 answering request n with `replies[n]`. */
-export async function scriptServer(replies: readonly ((n: number) => Reply)[]): Promise<ScriptServer> {
+/** An OpenAI-compatible server on 127.0.0.1 answering request n with `replies[n]` (which may read the request). */
+export async function scriptServer(
+  replies: readonly ((n: number, body: ScriptServer['requests'][number]['body']) => Reply)[],
+): Promise<ScriptServer> {
   const requests: ScriptServer['requests'] = []
   const server: Server = createServer((req, res) => {
     let body = ''
@@ -120,7 +122,7 @@ export async function scriptServer(replies: readonly ((n: number) => Reply)[]): 
     req.on('end', () => {
       const n = requests.length
       requests.push({ url: req.url ?? '', body: JSON.parse(body) })
-      const reply = replies[n]?.(n) ?? [text('unexpected request'), finish('stop')]
+      const reply = replies[n]?.(n, requests[n]!.body) ?? [text('unexpected request'), finish('stop')]
       if (typeof reply === 'object' && 'json' in reply) {
         res.writeHead(200, { 'content-type': 'application/json' })
         res.end(JSON.stringify(reply.json))

@@ -23,10 +23,16 @@ export interface ModelRequest {
 }
 
 export interface Usage {
+  /** Input tokens as the provider bills them (Anthropic: the uncached part only). */
   readonly inputTokens?: number
   readonly outputTokens?: number
   readonly cacheReadTokens?: number
   readonly cacheWriteTokens?: number
+  /**
+   * Every input token of the request, cached or not: how full the context window is. Anthropic:
+   * input + cache read + cache write; OpenAI wires: prompt / input tokens (they include cached ones).
+   */
+  readonly promptTokens?: number
 }
 
 export type ModelStreamEvent =

@@ -157,3 +157,33 @@ describe('a server that answers a streaming request with JSON', () => {
     },
   )
 })
+
+describe('cached tokens in usage', () => {
+  test('anthropic: cached input is billed apart; promptTokens counts all of it (the window holds it all)', async () => {
+    const { anthropicCodec, openaiChatCodec } = await import('@toolgate/providers')
+    expect(
+      anthropicCodec.decodeResponse({
+        content: [{ type: 'text', text: 'ok' }],
+        stop_reason: 'end_turn',
+        usage: {
+          input_tokens: 5,
+          cache_read_input_tokens: 100,
+          cache_creation_input_tokens: 20,
+          output_tokens: 3,
+        },
+      }).usage,
+    ).toEqual({
+      inputTokens: 5,
+      outputTokens: 3,
+      cacheReadTokens: 100,
+      cacheWriteTokens: 20,
+      promptTokens: 125,
+    })
+    expect(
+      openaiChatCodec.decodeResponse({
+        choices: [{ message: { content: 'ok' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 120, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 100 } },
+      }).usage,
+    ).toEqual({ inputTokens: 120, outputTokens: 3, cacheReadTokens: 100, promptTokens: 120 })
+  })
+})

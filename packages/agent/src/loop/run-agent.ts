@@ -18,6 +18,7 @@ import {
   type ModelRequest,
   normalizeArgs,
   ProviderError,
+  ProviderTimeoutError,
   stopDecision,
   type ToolCallPart,
   type ToolResultMessage,
@@ -26,12 +27,19 @@ import {
 } from '@toolgate/providers'
 import { type ResultBudgetOptions, resultBudget } from '../budget/result-budget.js'
 import { createCards } from '../cards.js'
+import {
+  actionPayload,
+  ContextManager,
+  type ContextOptions,
+  DEFAULT_OUTPUT_RESERVE,
+} from '../context/pressure.js'
 import { ReminderQueue, renderReminders } from '../context/reminders.js'
 import type { SessionTap } from '../context/session-tap.js'
 import type { AgentEvent, AgentResult, DoneReason, RunFailure } from '../events.js'
 import { TurnAssembler } from './assemble.js'
 import { createChannel } from './channel.js'
 import { emptyArgsHint, needsEmptyArgsHint, requiredFields } from './empty-args.js'
+import { type ProgressOptions, ProgressWatch } from './progress.js'
 import { TurnExecutor } from './turn-executor.js'
 
 export interface RunAgentOptions {
@@ -70,6 +78,22 @@ export interface RunAgentOptions {
   readonly sessionTap?: SessionTap
   /** Passed through to every request. */
   readonly request?: Pick<ModelRequest, 'maxTokens' | 'temperature' | 'toolChoice'>
+  /**
+   * Context management (seed 003 §4.3 ①): the model's window; old results are elided and older
+   * turns compacted so no request exceeds it. Absent: the history grows unmanaged.
+   */
+  readonly context?: ContextOptions
+  /** Loop and no-progress detection (seed 003 §4.4); `false` turns both off. Default on. */
+  readonly progress?: ProgressOptions | false
+  /** Prompt caching on every request (see ModelRequest.cache). */
+  readonly promptCache?: ModelRequest['cache']
+  /**
+   * Log the conversation to the session: `agent/message` for every message the run appends (a tool
+   * result's content only when it differs from its `tool/result` event), `agent/usage` per request,
+   * `agent/context` for elisions and compactions — enough to rebuild the exact history
+   * (`rebuildHistory`). Default false.
+   */
+  readonly transcript?: boolean
 }
 
 export interface AgentRun extends AsyncIterable<AgentEvent> {
@@ -112,10 +136,15 @@ async function drive(
   const { runtime, model, agent } = o
   const history: Message[] = [...o.messages]
   const appended: Message[] = []
-  const append = (m: Message) => {
+  /** `sameAsResult`: a tool message whose content is its tool/result event's (not logged twice). */
+  const append = (m: Message, sameAsResult = false) => {
     history.push(m)
     appended.push(m)
+    if (o.transcript === true) safeAppend(runtime, 'agent/message', transcriptPayload(m, sameAsResult))
   }
+  const contextManager = o.context ? new ContextManager(o.context) : undefined
+  const progress = o.progress === false ? undefined : new ProgressWatch(o.progress)
+  const maxOutput = o.request?.maxTokens ?? DEFAULT_OUTPUT_RESERVE
   const maxTurns = o.maxTurns ?? 50
   const maxHints = o.maxEmptyArgRetries ?? 2
   const maxTruncated = o.maxTruncatedRetries ?? 2
@@ -124,6 +153,8 @@ async function drive(
   let turn = 0
   let inputTokens = 0
   let outputTokens = 0
+  let cacheReadTokens = 0
+  let promptTokens = 0
   let lastTurnTokens: number | undefined
   let hintsGiven = 0
   let truncatedStreak = 0
@@ -157,13 +188,25 @@ async function drive(
     })
   }
   const subscription = o.sessionTap?.subscribe(onSessionEvent)
+  // Without a tap, read only what was appended since the last look (the log is append-only, so its
+  // array index moves with seq): a long session must not rescan every event at every settle.
+  let scanned = runtime.session.events().length
   const pollSession = () => {
     if (subscription) return
-    for (const e of runtime.session.events()) onSessionEvent(e)
+    const events = runtime.session.events()
+    if (scanned > events.length) scanned = 0 // a sink that does not keep its events in one array
+    for (let i = scanned; i < events.length; i++) onSessionEvent(events[i]!)
+    scanned = events.length
   }
 
+  let emptyArgsStop = false
   const done = (reason: DoneReason, message?: string, failure?: RunFailure): AgentResult => {
-    const usage = { inputTokens, outputTokens }
+    const usage = {
+      inputTokens,
+      outputTokens,
+      ...(promptTokens > 0 ? { promptTokens } : {}),
+      ...(cacheReadTokens > 0 ? { cacheReadTokens } : {}),
+    }
     const extra = {
       ...(message === undefined ? {} : { message }),
       ...(failure === undefined ? {} : { failure }),
@@ -226,6 +269,38 @@ async function drive(
 
       const tools = o.tools ?? runtime.schemas(agent)
       const schemaOf = (name: string) => tools.find((t) => t.name === name)
+
+      // Context pressure: elide old results, then compact, so the request fits the window.
+      if (contextManager) {
+        const pressure = {
+          history,
+          system: o.system,
+          tools,
+          maxOutput,
+          model,
+          signal,
+          ...(o.promptCache ? { cache: o.promptCache } : {}),
+        }
+        let actions: Awaited<ReturnType<ContextManager['relieve']>>
+        try {
+          actions = await contextManager.relieve(pressure)
+        } catch (error) {
+          if (signal.aborted)
+            return done('aborted', 'the run was aborted while the context was being compacted')
+          throw error
+        }
+        for (const action of actions) {
+          safeAppend(runtime, `agent/${action.kind}`, actionPayload(turn, action))
+          emit({ type: 'context', turn, action: action.kind, before: action.before, after: action.after })
+        }
+        const usable = contextManager.usable(maxOutput)
+        const size = contextManager.estimate(pressure)
+        if (size > usable)
+          return done(
+            'context_overflow',
+            `stopped before request ${turn}: it would hold about ${size} tokens and the context window leaves ${usable} for input (window ${o.context!.window}, ${maxOutput} reserved for the reply), even after eliding every tool result and compacting`,
+          )
+      }
       const executor = new TurnExecutor({
         runtime,
         signal,
@@ -262,7 +337,9 @@ async function drive(
         messages: o.system === undefined ? [...history] : [{ role: 'system', content: o.system }, ...history],
         tools,
         ...o.request,
+        ...(o.promptCache ? { cache: o.promptCache } : {}),
       }
+      const requestLength = history.length
       let streamError: unknown
       try {
         for await (const event of model.stream(request, signal)) {
@@ -293,20 +370,24 @@ async function drive(
       // message and are never run.
       handOver(true)
 
-      const appendResults = (results: readonly ToolResult[]) => {
+      const appendResults = (results: readonly ToolResult[], pipeline = true) => {
         for (const [i, r] of results.entries()) {
           const part = calls[i]!
           let content = r.content
-          if (hintsGiven < maxHints && needsEmptyArgsHint(part.arguments, r, schemaOf(part.name))) {
-            hintsGiven++
-            content = [{ type: 'text', text: emptyArgsHint(part.name, requiredFields(schemaOf(part.name))) }]
-            safeAppend(runtime, 'agent/empty-args-hint', {
-              callId: part.callId,
-              name: part.name,
-              attempt: hintsGiven,
-            })
+          if (needsEmptyArgsHint(part.arguments, r, schemaOf(part.name))) {
+            if (hintsGiven < maxHints) {
+              hintsGiven++
+              content = [
+                { type: 'text', text: emptyArgsHint(part.name, requiredFields(schemaOf(part.name))) },
+              ]
+              safeAppend(runtime, 'agent/empty-args-hint', {
+                callId: part.callId,
+                name: part.name,
+                attempt: hintsGiven,
+              })
+            } else emptyArgsStop = true // past the cap: the run stops after this turn (seed 003 §4.5 F1)
           }
-          append(resultMessage(part, content, r.isError))
+          append(resultMessage(part, content, r.isError), pipeline && content === r.content)
         }
         for (const m of batchContexts(results)) append({ role: 'user', content: m.content })
         pollSession()
@@ -321,6 +402,14 @@ async function drive(
           stopReason: aborted ? 'aborted' : 'stream_error',
           rawStopReason: null,
         })
+        // Attribution (seed 003 §4.4): an explicit timeout > the abort signal > a generic error; by
+        // the error's class, never its text.
+        if (streamError instanceof ProviderTimeoutError)
+          return done(
+            'timeout',
+            `the model did not answer in time: ${streamError.message}`,
+            failureOf(streamError),
+          )
         return aborted
           ? done('aborted', 'the run was aborted; every started call was answered')
           : done('error', `the model request failed: ${describe(streamError)}`, failureOf(streamError))
@@ -331,7 +420,14 @@ async function drive(
       const turnTokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
       inputTokens += usage?.inputTokens ?? 0
       outputTokens += usage?.outputTokens ?? 0
+      cacheReadTokens += usage?.cacheReadTokens ?? 0
       lastTurnTokens = usage ? turnTokens : undefined
+      const prompt = usage?.promptTokens ?? usage?.inputTokens
+      promptTokens += prompt ?? 0
+      // The request held history[0..requestLength); its reply is the message appended after it.
+      if (contextManager && prompt !== undefined && message.parts.length > 0)
+        contextManager.observe(requestLength + 1, prompt, usage?.outputTokens ?? 0)
+      if (o.transcript === true && usage) safeAppend(runtime, 'agent/usage', { turn, ...usageJson(usage) })
       const turnEnd = () =>
         emit({
           type: 'turn-end',
@@ -350,6 +446,15 @@ async function drive(
           const results = await executor.finish()
           appendResults(results)
           turnEnd()
+          // Explicit detections first (seed 003 §4.4 priority), then the abort signal.
+          if (emptyArgsStop)
+            return done(
+              'empty_arguments',
+              `stopped: the model sent a call with empty arguments again after ${maxHints} hints (empty-arguments cap)`,
+            )
+          const verdict = progress?.observe(calls, results)
+          if (verdict?.kind === 'stop') return done(verdict.reason, verdict.message)
+          for (const r of verdict?.reminders ?? []) reminders.push(r)
           if (signal.aborted) return done('aborted', 'the run was aborted; every started call was answered')
           if (results.some((r) => r.concludesTurn === true && !r.isError)) {
             return done('completed', 'a tool concluded the turn')
@@ -380,7 +485,7 @@ async function drive(
             return r
           })
           if (notRun.length > 0) safeAppend(runtime, 'agent/truncated-calls', { callIds: notRun })
-          appendResults(results)
+          appendResults(results, notRun.length === 0)
           turnEnd()
           truncatedStreak++
           if (truncatedStreak > maxTruncated) {
@@ -468,6 +573,22 @@ function safeAppend(runtime: Runtime, type: string, payload: { readonly [k: stri
   } catch {
     // The log is telemetry here; it never changes the run.
   }
+}
+
+/** A message as an `agent/message` payload; a tool result's content only when it is not its tool/result's. */
+function transcriptPayload(m: Message, sameAsResult: boolean): { readonly [k: string]: JsonValue } {
+  if (m.role === 'tool' && sameAsResult)
+    return {
+      message: { role: 'tool', callId: m.callId, name: m.name, isError: m.isError },
+      content: 'tool/result',
+    }
+  return { message: m as unknown as JsonValue }
+}
+
+function usageJson(usage: Usage): { readonly [k: string]: JsonValue } {
+  const out: Record<string, number> = {}
+  for (const [k, v] of Object.entries(usage)) if (typeof v === 'number') out[k] = v
+  return { usage: out }
 }
 
 function failureOf(error: unknown): RunFailure {

@@ -2,7 +2,7 @@
 // tools, policy, approvals, JSONL log), the event view, the approval answerer, interrupts, the
 // summary. `openSession` sets it up; `drive` runs one task in it and closes it.
 
-import { type AgentResult, runAgent, sessionTap } from '@toolgate/agent'
+import { type AgentResult, contextWindowOf, runAgent, sessionTap } from '@toolgate/agent'
 import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
 import { type JsonlSink, jsonlSink } from '@toolgate/core/node'
 import type { Message, ModelClient } from '@toolgate/providers'
@@ -30,6 +30,10 @@ export interface TaskLimits {
   readonly maxTokens?: number
   /** Input + output tokens per task. */
   readonly tokenBudget?: number
+  /** The model's context window in tokens (context management keeps every request inside it). */
+  readonly contextWindow?: number
+  /** Prompt caching on every request (see ModelRequest.cache). */
+  readonly promptCache?: { readonly key?: string }
 }
 
 export interface SessionOptions {
@@ -205,6 +209,12 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
           ...(limits.maxTurns !== undefined ? { maxTurns: limits.maxTurns } : {}),
           ...(limits.tokenBudget !== undefined ? { tokenBudget: limits.tokenBudget } : {}),
           ...(limits.maxTokens !== undefined ? { request: { maxTokens: limits.maxTokens } } : {}),
+          ...(limits.promptCache ? { promptCache: limits.promptCache } : {}),
+          context: {
+            window: limits.contextWindow ?? contextWindowOf(model.model),
+            spill: { dir: session.spill, root: o.root },
+          },
+          transcript: true,
         })
         for await (const event of run) view.onEvent(event)
         return await run.result

@@ -1,7 +1,7 @@
 // `toolgate run "<task>"`: the agent against a real model with the built-in tools, policy,
 // approvals and a session log.
 import { statSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import { createModelClient, type ModelClient } from '@toolgate/providers'
 import type { ParsedArgs } from '../args.js'
 import { type Endpoint, resolveEndpoint } from '../endpoint.js'
@@ -20,6 +20,18 @@ export const SYSTEM_PROMPT = (root: string) =>
     "user's approval; if one is refused, do not retry it unchanged. Finish with a short summary of what",
     'you did and what is left.',
   ].join(' ')
+
+/**
+ * Prompt caching: Anthropic breakpoints always (the cache is the provider's); OpenAI's
+ * `prompt_cache_key` (the session's log name) only on OpenAI's own API — a compatible server may
+ * reject a field it does not know.
+ */
+function promptCache(endpoint: Endpoint, logPath: string): { promptCache?: { key?: string } } {
+  if (endpoint.provider === 'anthropic') return { promptCache: {} }
+  if (endpoint.baseUrl === undefined || /^https:\/\/api\.openai\.com(\/|$)/.test(endpoint.baseUrl))
+    return { promptCache: { key: `toolgate-${basename(logPath, '.jsonl')}` } }
+  return {}
+}
 
 /** Default model requests per task. */
 export const DEFAULT_MAX_TURNS = 50
@@ -74,6 +86,8 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
         maxTurns: typeof o['max-turns'] === 'number' ? o['max-turns'] : DEFAULT_MAX_TURNS,
         ...(typeof o['max-tokens'] === 'number' ? { maxTokens: o['max-tokens'] } : {}),
         ...(typeof o['max-tokens-total'] === 'number' ? { tokenBudget: o['max-tokens-total'] } : {}),
+        ...(typeof o['context-window'] === 'number' ? { contextWindow: o['context-window'] } : {}),
+        ...promptCache(endpoint, logPath),
       },
       codeMode: o['no-code'] !== true,
       forceAuto: yes,

@@ -71,6 +71,14 @@ const MODEL_OPTIONS: readonly OptionSpec[] = [
     description: 'Stop before a request would take the input + output tokens of the task past this.',
   },
   {
+    name: 'context-window',
+    kind: 'int',
+    value: '<n>',
+    min: 1000,
+    description:
+      "The model's context window in tokens (default: from the table of known models, else 128000).",
+  },
+  {
     name: 'timeout',
     kind: 'int',
     value: '<s>',

@@ -20,6 +20,8 @@ export interface RunStats {
   readonly approvals: Map<string, number>
   turns: number
   done?: Extract<AgentEvent, { type: 'done' }>
+  /** Tokens over every task of the session, as the provider reported them. */
+  tokens?: { prompt: number; cached: number; output: number }
 }
 
 export interface RunViewOptions {
@@ -117,9 +119,19 @@ export function createRunView(options: RunViewOptions): RunView {
         if (event.phase === 'asked') stats.approvalsAsked++
         else bump(stats.approvals, event.outcome ?? 'unknown')
         return
-      case 'done':
+      case 'done': {
         stats.done = event
+        const u = event.usage
+        const prompt = u.promptTokens ?? u.inputTokens
+        if (prompt + u.outputTokens > 0) {
+          stats.tokens ??= { prompt: 0, cached: 0, output: 0 }
+          const t = stats.tokens
+          t.prompt += prompt
+          t.cached += u.cacheReadTokens ?? 0
+          t.output += u.outputTokens
+        }
         return
+      }
       default:
         return
     }
@@ -196,6 +208,15 @@ export function createRunView(options: RunViewOptions): RunView {
         }
         case 'approval':
           return
+        case 'context':
+          stopWaiting()
+          flush()
+          screen.print(
+            style.dim(
+              `· context ${event.action === 'elided' ? 'elided old tool results' : 'compacted: older turns summarized'} (~${formatTokens(event.before)} → ~${formatTokens(event.after)} tokens)\n`,
+            ),
+          )
+          return
         case 'done':
           stopWaiting()
           flush()
@@ -248,6 +269,14 @@ export function renderSummary(input: SummaryInput, style: Style): string {
               .join(', ') || 'none answered'
           }`,
     ],
+    ...(stats.tokens
+      ? ([
+          [
+            'tokens',
+            `${formatTokens(stats.tokens.prompt)} in${stats.tokens.cached > 0 ? ` (${formatTokens(stats.tokens.cached)} from cache)` : ''}, ${formatTokens(stats.tokens.output)} out`,
+          ],
+        ] as [string, string][])
+      : []),
     ...(input.extra ?? []),
     ...(input.logPath ? ([['log', input.logPath]] as [string, string][]) : []),
   ]
@@ -265,6 +294,13 @@ export function parseCallArguments(text: string): JsonValue | { raw: string } {
   } catch {
     return { raw: text }
   }
+}
+
+/** 12.3k, 1.2M: token counts for people. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(Math.round(n))
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`
+  return `${(n / 1_000_000).toFixed(1)}M`
 }
 
 function assertNever(value: never): never {

@@ -171,6 +171,20 @@ function usageOf(u: unknown): Usage | undefined {
   return Object.keys(usage).length > 0 ? usage : undefined
 }
 
+/** Anthropic bills cached input apart from `input_tokens`; the window holds all of it. */
+function withPromptTokens(usage: Usage): Usage {
+  if (
+    usage.inputTokens === undefined &&
+    usage.cacheReadTokens === undefined &&
+    usage.cacheWriteTokens === undefined
+  )
+    return usage
+  return {
+    ...usage,
+    promptTokens: (usage.inputTokens ?? 0) + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
+  }
+}
+
 function decodeResponse(json: unknown): DecodedResponse {
   const r = asRecord(json)
   const parts: AssistantPart[] = []
@@ -192,7 +206,8 @@ function decodeResponse(json: unknown): DecodedResponse {
       })
   }
   const raw = str(r.stop_reason) ?? null
-  const usage = usageOf(r.usage)
+  const decoded = usageOf(r.usage)
+  const usage = decoded ? withPromptTokens(decoded) : undefined
   return {
     message: { role: 'assistant', parts },
     stopReason: normalizeStopReason(ANTHROPIC_STOP_REASONS, raw),
@@ -282,7 +297,7 @@ class AnthropicStreamDecoder implements StreamDecoder {
       }
       case 'message_stop': {
         this.finished = true
-        const usage = Object.keys(this.usage).length > 0 ? { usage: { ...this.usage } } : {}
+        const usage = Object.keys(this.usage).length > 0 ? { usage: withPromptTokens({ ...this.usage }) } : {}
         out.push({
           type: 'finish',
           stopReason: normalizeStopReason(ANTHROPIC_STOP_REASONS, this.rawStop),

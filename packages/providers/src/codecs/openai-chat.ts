@@ -108,6 +108,7 @@ function usageOf(u: unknown): Usage | undefined {
   const r = asRecord(u)
   const usage: { -readonly [K in keyof Usage]: Usage[K] } = {}
   if (num(r.prompt_tokens) !== undefined) usage.inputTokens = num(r.prompt_tokens)
+  if (num(r.prompt_tokens) !== undefined) usage.promptTokens = num(r.prompt_tokens)
   if (num(r.completion_tokens) !== undefined) usage.outputTokens = num(r.completion_tokens)
   const cached = num(asRecord(r.prompt_tokens_details).cached_tokens)
   if (cached !== undefined) usage.cacheReadTokens = cached

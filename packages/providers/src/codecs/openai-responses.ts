@@ -97,6 +97,7 @@ function usageOf(u: unknown): Usage | undefined {
   const r = asRecord(u)
   const usage: { -readonly [K in keyof Usage]: Usage[K] } = {}
   if (num(r.input_tokens) !== undefined) usage.inputTokens = num(r.input_tokens)
+  if (num(r.input_tokens) !== undefined) usage.promptTokens = num(r.input_tokens)
   if (num(r.output_tokens) !== undefined) usage.outputTokens = num(r.output_tokens)
   const cached = num(asRecord(r.input_tokens_details).cached_tokens)
   if (cached !== undefined) usage.cacheReadTokens = cached
