@@ -52,6 +52,8 @@ export type PressureAction =
       readonly dropped: number
       /** The message that replaced the summarized turns (exact, for a resumed session). */
       readonly summary: string
+      /** The messages `afterCompaction` put right after it. */
+      readonly replayed: readonly Message[]
       readonly failed?: string
     }
 
@@ -227,6 +229,7 @@ export class ContextManager {
       summarized: older.length,
       dropped: from,
       summary: text,
+      replayed: replay,
       ...(failed === undefined ? {} : { failed }),
     }
   }
@@ -337,6 +340,7 @@ export function actionPayload(turn: number, action: PressureAction): JsonObject 
     summarized: action.summarized,
     dropped: action.dropped,
     summary: action.summary,
+    replayed: action.replayed as unknown as JsonValue,
     ...(action.failed === undefined ? {} : { failed: action.failed }),
   }
 }

@@ -6,6 +6,7 @@
 import {
   batchContexts,
   type JsonValue,
+  type ParentToken,
   type Runtime,
   renderJobNotices,
   type ToolCall,
@@ -53,6 +54,11 @@ export interface RunAgentOptions {
   readonly tools?: readonly ToolSchema[]
   /** The agent scope the calls run in (restrictions, scoped listeners, job owner). */
   readonly agent?: string
+  /**
+   * The calls are sub-calls of this running call (a sub-agent inside the `task` tool): they carry
+   * the parent token, so the session log shows them as its children.
+   */
+  readonly parent?: ParentToken
   readonly signal?: AbortSignal
   /** Model requests per run. Default 50. */
   readonly maxTurns?: number
@@ -329,7 +335,7 @@ async function drive(
         const ready = assembler.readyCalls(!all)
         for (; handed < ready.length; handed++) {
           const { part, strict } = ready[handed]!
-          executor.add(toCall(part, strict, schemaOf(part.name), agent))
+          executor.add(toCall(part, strict, schemaOf(part.name), agent, o.parent))
         }
       }
 
@@ -526,6 +532,7 @@ function toCall(
   strict: boolean,
   schema: ToolSchema | undefined,
   agent: string | undefined,
+  parent: ParentToken | undefined,
 ): ToolCall {
   let args: string | JsonValue = part.arguments
   if (strict && schema) {
@@ -535,7 +542,13 @@ function toCall(
       // Malformed JSON stays raw: the runtime reports INVALID_ARGS with the parse error.
     }
   }
-  return { callId: part.callId, name: part.name, arguments: args, ...(agent === undefined ? {} : { agent }) }
+  return {
+    callId: part.callId,
+    name: part.name,
+    arguments: args,
+    ...(agent === undefined ? {} : { agent }),
+    ...(parent === undefined ? {} : { parent }),
+  }
 }
 
 function resultMessage(
