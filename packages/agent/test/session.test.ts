@@ -172,7 +172,7 @@ describe('task (sub-agent)', () => {
     const asked: string[] = []
     approval.answer(async (request) => {
       asked.push(`${request.toolName}:${request.callId}`)
-      return 'allowed-once'
+      return 'allowed-once' as const
     })
     const { runtime } = testRuntime({ approval })
     // Policy shared with the parent: every note asks.
@@ -259,6 +259,6 @@ describe('task (sub-agent)', () => {
     expect(result.reason).toBe('aborted')
     expect(log.started).toEqual(['wait'])
     const waitResult = runtime.session.events().find((e) => e.type === 'tool/result' && e.callId === 'w')
-    expect((waitResult?.error as { kind: string }).kind).toBe('aborted')
+    expect(waitResult?.error).toMatchObject({ kind: 'aborted' })
   })
 })

@@ -6,7 +6,7 @@
 // Code Mode behind it — is imported when that command runs, never for --help or --version.
 import { readFileSync } from 'node:fs'
 import { type CommandSpec, helpText, type ParsedArgs, parseArgs } from './args.js'
-import { demoSpec, replaySpec, runSpec } from './commands/specs.js'
+import { chatSpec, demoSpec, replaySpec, runSpec } from './commands/specs.js'
 import { EXIT, type ExitCode } from './exit-codes.js'
 import type { CliIO } from './io.js'
 
@@ -42,6 +42,7 @@ type Command = {
 const COMMANDS = {
   demo: { spec: demoSpec, load: async () => (await import('./commands/demo.js')).demoCommand },
   run: { spec: runSpec, load: async () => (await import('./commands/run.js')).runCommand },
+  chat: { spec: chatSpec, load: async () => (await import('./commands/chat.js')).chatCommand },
   replay: { spec: replaySpec, load: async () => (await import('./commands/replay.js')).replayCommand },
 } as const satisfies Record<string, Command>
 
@@ -60,7 +61,7 @@ export function topHelp(): string {
   return [
     'toolgate — a small terminal agent built on the toolgate tool runtime',
     '',
-    'Usage: toolgate <command> [options]',
+    'Usage: toolgate [command] [options]   (no command, on a terminal: an interactive session, as `toolgate chat`)',
     '',
     'Commands:',
     ...Object.values(COMMANDS).map((c) => `  ${c.spec.name.padEnd(10)}${c.spec.summary}`),
@@ -78,6 +79,8 @@ export function topHelp(): string {
 export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode> {
   const [first, ...rest] = argv
   if (first === undefined) {
+    // A person at a terminal gets a session; a script gets the help and a usage error.
+    if (io.stdin?.isTTY === true && io.stdout.isTTY === true) return dispatch(COMMANDS.chat, [], io)
     io.stderr.write(topHelp())
     return EXIT.usage
   }

@@ -28,6 +28,8 @@ export interface CliIO {
   /** Aborted on SIGINT by bin.ts: the run aborts, every call still gets its result, the log is flushed. */
   readonly interrupt?: AbortSignal
   readonly interrupts?: Interrupts
+  /** The terminal stream behind `stdout`, for line editing (readline) in the interactive session. */
+  readonly terminalOutput?: NodeJS.WritableStream
 }
 
 export function nodeIO(interrupt?: AbortSignal, interrupts?: Interrupts): CliIO {
@@ -39,6 +41,7 @@ export function nodeIO(interrupt?: AbortSignal, interrupts?: Interrupts): CliIO 
     cwd: process.cwd(),
     ...(interrupt ? { interrupt } : {}),
     ...(interrupts ? { interrupts } : {}),
+    terminalOutput: process.stdout,
   }
 }
 

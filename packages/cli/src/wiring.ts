@@ -30,6 +30,8 @@ export type ApprovalMode = 'on-request' | 'never'
 export interface PolicyHandle {
   describe(request: ApprovalRequest): { reason?: string; offerSession: boolean }
   grantSession(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
+  /** Replace the engine with one for another preset (between turns). */
+  setPreset(preset: Preset): void
 }
 
 export interface SessionSetup {
@@ -113,18 +115,31 @@ function sandboxTrusted(setup: SessionSetup, probe: SandboxProbe): boolean {
   return setup.trustSandbox !== false && setup.preset === 'workspace-write' && probe.available
 }
 
+/** Tools the CLI adds beyond the built-ins, for the permission engine: they act on nothing outside the session. */
+const CLI_TOOLS = { ask_user: { category: 'internal' }, task: { category: 'internal' } } as const
+
+/**
+ * The permission engine for a preset. `/preset` replaces it between turns (the previous plugin is
+ * disposed; its session grants go with it, the new preset's defaults apply from the next call).
+ */
 function installPolicy(runtime: Runtime, setup: SessionSetup, probe: SandboxProbe): PolicyHandle {
-  const sandboxed = sandboxTrusted(setup, probe)
-  const plugin = permissions({
-    root: setup.root,
-    preset: setup.preset,
-    approvalPolicy: setup.approvalPolicy,
-    sandboxed,
-    ...(setup.rules ? { rules: setup.rules } : {}),
-    ...(setup.isolated ? { userSettingsPath: null, projectSettingsPath: null } : {}),
-  })
-  runtime.use(plugin)
-  const engine = plugin.engine
+  let engine: ReturnType<typeof permissions>['engine']
+  let installed: { dispose(): void } | undefined
+  const install = (preset: Preset) => {
+    const plugin = permissions({
+      root: setup.root,
+      preset,
+      approvalPolicy: setup.approvalPolicy,
+      sandboxed: sandboxTrusted({ ...setup, preset }, probe),
+      tools: CLI_TOOLS,
+      ...(setup.rules ? { rules: setup.rules } : {}),
+      ...(setup.isolated ? { userSettingsPath: null, projectSettingsPath: null } : {}),
+    })
+    installed?.dispose()
+    installed = runtime.use(plugin)
+    engine = plugin.engine
+  }
+  install(setup.preset)
   return {
     describe(request) {
       const described = engine.describeAsk(request.callId)
@@ -137,6 +152,7 @@ function installPolicy(runtime: Runtime, setup: SessionSetup, probe: SandboxProb
         ? { ok: true, note: result.keys.join(', ') || 'remembered' }
         : { ok: false, reason: result.reason }
     },
+    setPreset: install,
   }
 }
 

@@ -128,7 +128,7 @@ export class ContextManager {
       }
     }
     if (force || used > usable * (this.options.compactAt ?? 0.8)) {
-      const compacted = await this.compact(ctx, usable, used)
+      const compacted = await this.compact(ctx, usable, used, force)
       if (compacted) {
         actions.push(compacted)
         used = compacted.after
@@ -188,9 +188,11 @@ export class ContextManager {
     ctx: PressureContext,
     usable: number,
     before: number,
+    force: boolean,
   ): Promise<PressureAction | undefined> {
     const { history } = ctx
-    const cut = keptFrom(history, Math.floor(usable * (this.options.keepShare ?? 0.3)))
+    // Asked for (`/compact`): keep only the last turn verbatim.
+    const cut = keptFrom(history, force ? 0 : Math.floor(usable * (this.options.keepShare ?? 0.3)))
     if (cut <= 0) return undefined // one turn is all there is: nothing older to summarize
     const older = history.slice(0, cut)
     // What the summary request can carry: drop whole turns from the front until it fits.

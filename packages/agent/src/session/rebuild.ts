@@ -46,7 +46,8 @@ export class HistoryBuilder {
         return
       }
       case 'agent/message':
-        return this.message(event)
+        this.message(event)
+        return
       case 'agent/elided': {
         const stubs = new Map<string, string>()
         for (const r of Array.isArray(event.results) ? event.results : []) {

@@ -28,6 +28,8 @@ export interface TerminalAnswererOptions {
   grantSession?(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
   /** Ctrl-C at the prompt: interrupt the whole run. */
   onInterrupt?(): void
+  /** Told how each prompt was answered (the session log records who approved what). */
+  onAnswer?(request: ApprovalRequest, answer: PromptAnswer): void
 }
 
 export function terminalAnswerer(options: TerminalAnswererOptions): ApprovalAnswerer {
@@ -81,6 +83,7 @@ export function terminalAnswerer(options: TerminalAnswererOptions): ApprovalAnsw
     }
     screen.print(`${said}\n`)
     screen.resume()
+    options.onAnswer?.(request, answer)
     if (answer === 'cancel' && !request.signal.aborted) options.onInterrupt?.()
     return outcome
   }

@@ -26,6 +26,7 @@ export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
     // The script's run_code turn is only played when Code Mode is really registered.
     model: (session) =>
       scriptedModel(demoTurns({ codeMode: session.codeMode }), { model: 'toolgate-demo-script' }),
+    provider: 'scripted',
     root: ws.root,
     preset: 'workspace-write',
     approvalPolicy: 'on-request',
@@ -44,6 +45,7 @@ export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
       request.callId === LINT_CALL_ID
         ? {
             outcome: 'allowed-once',
+            by: 'demo policy',
             line:
               o.yes === true
                 ? 'auto-approved (--yes; demo policy: the scripted lint command runs in the throwaway workspace)'
@@ -51,6 +53,7 @@ export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
           }
         : {
             outcome: 'rejected',
+            by: 'demo policy',
             line: 'auto-rejected (demo policy: only the scripted lint command is approved)',
           },
     banner: (style, session) =>

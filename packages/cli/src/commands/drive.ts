@@ -1,12 +1,33 @@
 // An agent session with terminal output, shared by `demo`, `run` and `chat`: the session (runtime,
-// tools, policy, approvals, JSONL log), the event view, the approval answerer, interrupts, the
-// summary. `openSession` sets it up; `drive` runs one task in it and closes it.
+// tools, policy, approvals, JSONL log), the event view, the answerers (approvals, ask_user), the
+// conversation across tasks, and the summary. `openSession` sets it up; `drive` runs one task in
+// it and closes it; `chat` runs many.
+//
+// The session log is the whole transcript (issue 15 §1): a `session/start` header (version,
+// provider, model, preset, root), every user message (logged here) and everything the runs append
+// (`transcript: true`), usage per request, elisions and compactions, `/preset` and `/clear`, and
+// who answered each approval (`cli/approval`). `--resume`/`--continue` rebuild the history from it.
 
-import { type AgentResult, contextWindowOf, runAgent, sessionTap } from '@toolgate/agent'
-import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
-import { type JsonlSink, jsonlSink } from '@toolgate/core/node'
+import { readFileSync } from 'node:fs'
+import {
+  type AgentResult,
+  actionPayload,
+  askUserTool,
+  ContextManager,
+  type ContextOptions,
+  contextWindowOf,
+  DEFAULT_OUTPUT_RESERVE,
+  HistoryBuilder,
+  READ_ONLY_TOOLS,
+  runAgent,
+  sessionTap,
+  taskTool,
+} from '@toolgate/agent'
+import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest, JsonValue } from '@toolgate/core'
+import { type JsonlSink, jsonlSink, readSessionEntries, SessionLogError } from '@toolgate/core/node'
 import type { Message, ModelClient } from '@toolgate/providers'
-import { terminalAnswerer } from '../approval/prompt.js'
+import { terminalAskUser } from '../approval/ask-user-prompt.js'
+import { type PromptAnswer, terminalAnswerer } from '../approval/prompt.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { colorEnabled, createStyle, type Style } from '../render/colors.js'
@@ -17,11 +38,11 @@ import { prepareLog } from '../session/log-file.js'
 import { overlapProbe } from '../session/overlap.js'
 import { type ApprovalMode, createSession, type Preset, type Session, type SessionSetup } from '../wiring.js'
 
-/** How asks are answered when nobody is at a terminal (or --yes). */
+/** How asks are answered when nobody is at a terminal (or --yes); `by` names who decided, for the log. */
 export type AutoDecision = (
   request: ApprovalRequest,
   title: string,
-) => { outcome: ApprovalOutcome; line: string }
+) => { outcome: ApprovalOutcome; line: string; by: string }
 
 /** Limits of each task (runAgent options). */
 export interface TaskLimits {
@@ -40,14 +61,20 @@ export interface SessionOptions {
   readonly io: CliIO
   /** The model, made once the session exists (the demo script depends on whether run_code is there). */
   readonly model: (session: { readonly codeMode: boolean }) => ModelClient
+  /** For the log's header: the provider name (one name per provider everywhere). */
+  readonly provider: string
   readonly root: string
   readonly preset: Preset
   readonly approvalPolicy: ApprovalMode
   readonly logPath: string
+  /** Continue the conversation of this log (its history is rebuilt; the log may be `logPath`). */
+  readonly resumeFrom?: string
   readonly system?: string
   readonly limits?: TaskLimits
   readonly json: boolean
   readonly codeMode: boolean
+  /** Offer the task tool (a sub-agent). Default true. */
+  readonly taskTool?: boolean
   /** Passed to the permission engine (see SessionSetup). */
   readonly rules?: SessionSetup['rules']
   readonly isolated?: boolean
@@ -77,8 +104,21 @@ export interface DriveSession {
   readonly screen: Screen
   readonly style: Style
   readonly model: ModelClient
-  /** Run one task (the whole conversation so far in `messages`); never rejects. */
+  readonly logPath: string
+  /** The conversation so far (what the next task continues). */
+  readonly history: readonly Message[]
+  readonly preset: Preset
+  readonly contextWindow: number
+  /** An approval or ask_user prompt owns the keyboard right now. */
+  readonly prompting: boolean
+  /** Run one task: `messages` are appended to the conversation (and logged); never rejects. */
   task(messages: readonly Message[], signal: AbortSignal): Promise<AgentResult>
+  /** Summarize the older turns now (`/compact`); says what happened. */
+  compact(signal: AbortSignal): Promise<string>
+  /** Forget the conversation (`/clear`). */
+  clear(): void
+  /** Another permission preset from the next call on (`/preset`). */
+  setPreset(preset: Preset): void
   /** The exit code a finished task maps to. */
   exitCode(result: AgentResult, interrupted: boolean): ExitCode
   /** The closing summary (card mode) or the summary JSON line (--json). */
@@ -96,6 +136,29 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   const fail = (message: string): ExitCode => {
     io.stderr.write(`toolgate: ${terminalSafe(message)}\n`)
     return EXIT.config
+  }
+
+  // The conversation to continue, read before the log is opened for writing (it may be the same file).
+  let history: Message[] = []
+  let completed: Message[] = []
+  if (o.resumeFrom !== undefined) {
+    try {
+      const builder = new HistoryBuilder()
+      let events = 0
+      for await (const entry of readSessionEntries(o.resumeFrom)) {
+        if (entry.kind !== 'event') continue
+        events++
+        builder.push(entry.event)
+      }
+      if (events === 0) return fail(`${o.resumeFrom} has no session event; it is not a session log.`)
+      const rebuilt = builder.finish()
+      history = [...rebuilt.messages]
+      completed = [...rebuilt.completed]
+    } catch (error) {
+      return fail(
+        error instanceof SessionLogError ? error.message : `cannot read ${o.resumeFrom}: ${describe(error)}`,
+      )
+    }
   }
 
   // Written, not kept: a long session must not hold every event in memory (issue 13 §4).
@@ -129,6 +192,24 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   }
   for (const gap of session.gaps) io.stderr.write(`toolgate: note: ${gap}\n`)
   const model = o.model(session)
+  const log = (type: string, payload: { readonly [k: string]: JsonValue }) => {
+    try {
+      session.runtime.session.append(type, payload)
+    } catch {
+      // The log is a record; a failing write never stops the session.
+    }
+  }
+  let preset = o.preset
+  log('session/start', {
+    version: CLI_VERSION,
+    provider: o.provider,
+    model: model.model,
+    preset,
+    root: o.root,
+    ...(o.resumeFrom === undefined ? {} : { resumedFrom: o.resumeFrom, messages: history.length }),
+  })
+  // Calls that never got a result (the process died while they ran) get one now, in the log too.
+  for (const m of completed) log('agent/message', { message: m as unknown as JsonValue })
 
   const view = createRunView({
     screen,
@@ -145,8 +226,18 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   // The pending card is printed by the event consumer; yield once so it is on screen before we ask.
   const settleScreen = () => new Promise<void>((resolve) => setImmediate(resolve))
   let onPromptInterrupt: () => void = () => {}
+  let prompting = 0
+  const owning = async <T>(fn: () => Promise<T>): Promise<T> => {
+    prompting++
+    try {
+      return await fn()
+    } finally {
+      prompting--
+    }
+  }
   let answerer: ApprovalAnswerer
-  if (interactive && !o.forceAuto) {
+  const terminal = interactive && !o.forceAuto
+  if (terminal) {
     const prompt = terminalAnswerer({
       stdin: io.stdin!,
       screen,
@@ -160,12 +251,14 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
           offerSession: d.offerSession,
         }
       },
-      ...(session.policy.grantSession ? { grantSession: session.policy.grantSession } : {}),
+      grantSession: (request) => session.policy.grantSession(request),
       onInterrupt: () => onPromptInterrupt(),
+      onAnswer: (request, answer) =>
+        log('cli/approval', { callId: request.callId, by: 'user', answer: ANSWER_TEXT[answer] }),
     })
     answerer = async (request) => {
       await settleScreen()
-      return prompt(request)
+      return owning(async () => prompt(request))
     }
   } else {
     answerer = async (request) => {
@@ -173,17 +266,41 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
       const decided = o.auto(request, title(request))
       const mark = decided.outcome === 'allowed-once' ? style.green('✓') : style.red('✗')
       screen.print(`  ${mark} ${style.bold('approval')} ${title(request)}: ${decided.line}\n`)
+      log('cli/approval', { callId: request.callId, by: decided.by, answer: decided.outcome })
       return decided.outcome
     }
   }
   session.approval.answer(answerer)
+
+  // ask_user: a person answers at a terminal; headless, the model is told to decide itself.
+  const ask =
+    terminal && io.terminalOutput
+      ? terminalAskUser({ stdin: io.stdin!, output: io.terminalOutput, screen, style })
+      : undefined
+  session.runtime.use(askUserTool(ask ? { ask: (q, signal) => owning(() => ask(q, signal)) } : {}))
+
+  const limits = o.limits ?? {}
+  const contextWindow = limits.contextWindow ?? contextWindowOf(model.model)
+  const context: ContextOptions = { window: contextWindow, spill: { dir: session.spill, root: o.root } }
+  const request = limits.maxTokens !== undefined ? { request: { maxTokens: limits.maxTokens } } : {}
+  if (o.taskTool !== false) {
+    session.runtime.use(
+      taskTool({
+        model,
+        allowTools: [...READ_ONLY_TOOLS, 'bash', 'edit', 'write'],
+        defaultTools: READ_ONLY_TOOLS,
+        resultBudget: { spillDir: session.spill.dir, root: o.root },
+        context,
+        ...request,
+      }),
+    )
+  }
 
   if (!o.json && o.banner) screen.print(o.banner(style, session))
   // With run_code available the model also needs the SDK declaration of what it can call.
   const system = [o.system, session.codePrompt]
     .filter((part): part is string => part !== undefined && part !== '')
     .join('\n\n')
-  const limits = o.limits ?? {}
 
   return {
     session,
@@ -191,6 +308,17 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
     screen,
     style,
     model,
+    logPath: o.logPath,
+    get history() {
+      return history
+    },
+    get preset() {
+      return preset
+    },
+    contextWindow,
+    get prompting() {
+      return prompting > 0
+    },
     async task(messages, signal) {
       // Ctrl-C at an approval prompt interrupts the task it belongs to.
       const controller = new AbortController()
@@ -198,30 +326,62 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
       if (signal.aborted) abort()
       signal.addEventListener('abort', abort, { once: true })
       onPromptInterrupt = () => controller.abort(new Error('interrupted at the approval prompt'))
+      for (const m of messages) log('agent/message', { message: m as unknown as JsonValue })
       try {
         const run = runAgent({
           model,
           runtime: session.runtime,
-          messages,
+          messages: [...history, ...messages],
           ...(system ? { system } : {}),
           signal: controller.signal,
           sessionTap: tap,
           ...(limits.maxTurns !== undefined ? { maxTurns: limits.maxTurns } : {}),
           ...(limits.tokenBudget !== undefined ? { tokenBudget: limits.tokenBudget } : {}),
-          ...(limits.maxTokens !== undefined ? { request: { maxTokens: limits.maxTokens } } : {}),
+          ...request,
           ...(limits.promptCache ? { promptCache: limits.promptCache } : {}),
-          context: {
-            window: limits.contextWindow ?? contextWindowOf(model.model),
-            spill: { dir: session.spill, root: o.root },
-          },
+          context,
           transcript: true,
         })
         for await (const event of run) view.onEvent(event)
-        return await run.result
+        const result = await run.result
+        history = [...result.messages]
+        return result
       } finally {
         signal.removeEventListener('abort', abort)
         onPromptInterrupt = () => {}
       }
+    },
+    async compact(signal) {
+      const manager = new ContextManager(context)
+      const work = [...history]
+      const actions = await manager.relieve(
+        {
+          history: work,
+          system: system || undefined,
+          tools: session.runtime.schemas(),
+          maxOutput: limits.maxTokens ?? DEFAULT_OUTPUT_RESERVE,
+          model,
+          signal,
+          ...(limits.promptCache ? { cache: limits.promptCache } : {}),
+        },
+        true,
+      )
+      for (const action of actions) log(`agent/${action.kind}`, actionPayload(0, action))
+      history = work
+      const compacted = actions.find((a) => a.kind === 'compacted')
+      if (!compacted) return 'nothing to compact: the conversation is a single turn'
+      return compacted.kind === 'compacted' && compacted.failed !== undefined
+        ? `the summary failed (${compacted.failed}); the older turns were removed`
+        : `~${compacted.before} → ~${compacted.after} tokens (${compacted.kind === 'compacted' ? compacted.summarized : 0} messages summarized)`
+    },
+    clear() {
+      history = []
+      log('session/clear', {})
+    },
+    setPreset(next) {
+      session.policy.setPreset(next)
+      preset = next
+      log('session/preset', { preset: next })
     },
     exitCode(result, interrupted) {
       if (result.reason === 'completed') return EXIT.ok
@@ -259,6 +419,13 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   }
 }
 
+const ANSWER_TEXT = {
+  once: 'allowed once',
+  session: 'allowed for this session',
+  reject: 'rejected',
+  cancel: 'cancelled',
+} as const satisfies Record<PromptAnswer, string>
+
 /** One task in a fresh session, with SIGINT (io.interrupt) aborting it, then the summary. */
 export async function drive(o: DriveOptions): Promise<DriveResult> {
   const opened = await openSession(o)
@@ -291,3 +458,15 @@ function emptyStats(): RunStats {
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
+
+/** The CLI's version, for the log header (package.json next to dist/). */
+const CLI_VERSION = (() => {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string
+    }
+    return pkg.version ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
+})()

@@ -8,7 +8,7 @@ import { type Endpoint, resolveEndpoint } from '../endpoint.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { banner } from '../render/banner.js'
-import { defaultLogPath } from '../session/log-file.js'
+import { defaultLogPath, latestLog } from '../session/log-file.js'
 import type { ApprovalMode, Preset } from '../wiring.js'
 import { drive, type SessionOptions } from './drive.js'
 
@@ -70,14 +70,28 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
   } catch (error) {
     return config(error instanceof Error ? error.message : String(error))
   }
-  const logPath = typeof o.log === 'string' ? resolve(io.cwd, o.log) : defaultLogPath(root)
+  // The log: --resume <log> and --continue write on in the session they continue (unless --log).
+  if (typeof o.resume === 'string' && o.continue === true)
+    return usage('--resume <log> and --continue both name a session to continue: choose one.')
+  let resumeFrom: string | undefined
+  if (typeof o.resume === 'string') resumeFrom = resolve(io.cwd, o.resume)
+  else if (o.continue === true) {
+    const latest = latestLog(root)
+    if (!latest.ok) return config(latest.message)
+    resumeFrom = latest.path
+  }
+  if (resumeFrom !== undefined && !statSync(resumeFrom, { throwIfNoEntry: false })?.isFile())
+    return config(`cannot resume: ${resumeFrom} is not a session log file`)
+  const logPath = typeof o.log === 'string' ? resolve(io.cwd, o.log) : (resumeFrom ?? defaultLogPath(root))
   const interactiveAsk = io.stdin?.isTTY === true && io.stdout.isTTY === true
   return {
     ok: true,
     endpoint,
     options: {
       model: () => model,
+      provider: endpoint.provider,
       root,
+      ...(resumeFrom === undefined ? {} : { resumeFrom }),
       preset: (o.preset as Preset | undefined) ?? 'workspace-write',
       approvalPolicy: (o.approval as ApprovalMode | undefined) ?? 'on-request',
       logPath,
@@ -93,9 +107,10 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
       forceAuto: yes,
       auto: () =>
         yes
-          ? { outcome: 'allowed-once', line: 'auto-approved (--yes)' }
+          ? { outcome: 'allowed-once', by: '--yes', line: 'auto-approved (--yes)' }
           : {
               outcome: 'unavailable',
+              by: 'nobody (no terminal)',
               line: interactiveAsk
                 ? 'denied: no one can answer here (pass --yes to approve asks)'
                 : 'denied: it needs approval and there is no terminal to ask (pass --yes to approve asks)',

@@ -91,6 +91,18 @@ const MODEL_OPTIONS: readonly OptionSpec[] = [
     value: '<path>',
     description: 'Session log file (JSONL; default: a new file in <root>/.toolgate/sessions/).',
   },
+  {
+    name: 'continue',
+    short: 'c',
+    kind: 'flag',
+    description: 'Continue the latest session of this workspace (its log in <root>/.toolgate/sessions/).',
+  },
+  {
+    name: 'resume',
+    kind: 'string',
+    value: '<log>',
+    description: 'Continue the session of this log file (its history is rebuilt from the log).',
+  },
   { name: 'no-code', kind: 'flag', description: 'Do not offer run_code (Code Mode).' },
 ]
 

@@ -6,6 +6,7 @@ import type { JsonValue } from '@toolgate/core'
 import type { OutStream } from '../io.js'
 import { callDetail, formatDuration, renderCallCard, renderResultCard } from './cards.js'
 import type { Style } from './colors.js'
+import { formatCost, requestCost } from './pricing.js'
 import type { Screen } from './progress.js'
 import { jsonLine, terminalSafe } from './terminal-text.js'
 
@@ -22,6 +23,10 @@ export interface RunStats {
   done?: Extract<AgentEvent, { type: 'done' }>
   /** Tokens over every task of the session, as the provider reported them. */
   tokens?: { prompt: number; cached: number; output: number }
+  /** How full the context was at the last request (its prompt + output tokens). */
+  context?: number
+  /** USD so far, when the model's price is known (render/pricing.ts). */
+  cost?: number
 }
 
 export interface RunViewOptions {
@@ -103,7 +108,7 @@ export function createRunView(options: RunViewOptions): RunView {
   const record = (event: AgentEvent) => {
     switch (event.type) {
       case 'turn-start':
-        stats.turns = Math.max(stats.turns, event.turn)
+        stats.turns++
         return
       case 'tool-result': {
         const r = event.result
@@ -119,6 +124,14 @@ export function createRunView(options: RunViewOptions): RunView {
         if (event.phase === 'asked') stats.approvalsAsked++
         else bump(stats.approvals, event.outcome ?? 'unknown')
         return
+      case 'turn-end': {
+        const u = event.usage
+        if (u === undefined) return
+        stats.context = (u.promptTokens ?? u.inputTokens ?? 0) + (u.outputTokens ?? 0)
+        const cost = options.modelName === undefined ? undefined : requestCost(options.modelName, u)
+        if (cost !== undefined) stats.cost = (stats.cost ?? 0) + cost
+        return
+      }
       case 'done': {
         stats.done = event
         const u = event.usage
@@ -273,7 +286,7 @@ export function renderSummary(input: SummaryInput, style: Style): string {
       ? ([
           [
             'tokens',
-            `${formatTokens(stats.tokens.prompt)} in${stats.tokens.cached > 0 ? ` (${formatTokens(stats.tokens.cached)} from cache)` : ''}, ${formatTokens(stats.tokens.output)} out`,
+            `${formatTokens(stats.tokens.prompt)} in${stats.tokens.cached > 0 ? ` (${formatTokens(stats.tokens.cached)} from cache)` : ''}, ${formatTokens(stats.tokens.output)} out${stats.cost === undefined ? '' : `, ${formatCost(stats.cost)}`}`,
           ],
         ] as [string, string][])
       : []),
