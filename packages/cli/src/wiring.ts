@@ -6,7 +6,7 @@
 // @toolgate/codemode loads the TypeScript compiler for type stripping, the heaviest module of the
 // CLI by far (issue 15 §3).
 import { join } from 'node:path'
-import { resultBudget, SpillDirectory } from '@toolgate/agent'
+import { askUserTool, resultBudget, SpillDirectory, taskTool } from '@toolgate/agent'
 import {
   type ApprovalRequest,
   type ApprovalService,
@@ -21,6 +21,7 @@ import {
   type ToolResultView,
 } from '@toolgate/core'
 import { initShellParser, permissions, probeSandbox, type SandboxProbe } from '@toolgate/policy'
+import { scriptedModel } from '@toolgate/providers'
 import { builtinTools } from '@toolgate/tools'
 
 export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
@@ -168,6 +169,9 @@ export interface CardSource {
 export async function builtinCardSource(root: string): Promise<CardSource> {
   const runtime = createRuntime()
   runtime.use(builtinTools({ root }))
+  // The CLI's own tools' presenters (their bodies never run here: the model is never asked).
+  runtime.use(askUserTool())
+  runtime.use(taskTool({ model: scriptedModel([]) }))
   let codeModeLoaded: Promise<void> | undefined
   const presenters = (name: string) =>
     runtime.tool(name) as

@@ -458,6 +458,111 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate demo under a real pty (tm
   }, 120_000)
 })
 
+describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tmux)', () => {
+  const socket = `toolgate-chat-test-${process.pid}`
+  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' })
+  afterAll(() => {
+    spawnSync('tmux', ['-L', socket, 'kill-server'])
+  })
+  const screen = (name: string) => tmux('capture-pane', '-p', '-J', '-S', '-400', '-t', name)
+  const waitFor = async (name: string, text: string | RegExp) => {
+    const seen = () => (typeof text === 'string' ? screen(name).includes(text) : text.test(screen(name)))
+    await until(seen, 90_000, `${String(text)} on the screen`).catch((error: Error) => {
+      throw new Error(`${error.message}\n--- screen ---\n${screen(name)}`)
+    })
+  }
+  /** `toolgate` with no command, configured by the environment, in a 120x50 pane. */
+  const start = (name: string, baseUrl: string, root: string) =>
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      name,
+      '-x',
+      '120',
+      '-y',
+      '50',
+      `cd ${root} && env TOOLGATE_PROVIDER=openai-chat TOOLGATE_BASE_URL=${baseUrl} TOOLGATE_MODEL=gpt-4.1-mini node ${BIN}; echo "[exit $?]"; read _`,
+    )
+
+  test('a session: streamed reply and status line; Ctrl-C cancels a turn and the session goes on; ask_user; an approval; /preset; Ctrl-C twice leaves', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'toolgate-chat-pty-'))
+    writeFileSync(join(root, 'scratch.txt'), 'x')
+    const server = await scriptServer([
+      () => [text('Hello! '), text('What shall we do?'), finish('stop')],
+      () => 'hang',
+      () => [
+        call('q1', 'ask_user', { question: 'Tabs or spaces?', choices: ['tabs', 'spaces'] }),
+        finish('tool_calls'),
+      ],
+      (_n, body) => [text(`Noted: ${String(body.messages.at(-1)?.content)}`), finish('stop')],
+      () => [call('b1', 'bash', { command: 'rm -f scratch.txt' }), finish('tool_calls')],
+      () => [text('Removed.'), finish('stop')],
+    ])
+    try {
+      start('s', server.baseUrl, root)
+      await waitFor('s', 'Type a message and press Enter.')
+      tmux('send-keys', '-t', 's', 'hello there', 'Enter')
+      await waitFor(
+        's',
+        /Hello! What shall we do\?\n── gpt-4\.1-mini · [\d.]+k\/1\.0M tokens · \$[\d.]+ · workspace-write/,
+      )
+      // A turn that hangs: the spinner waits for the model, Ctrl-C cancels, the prompt comes back.
+      tmux('send-keys', '-t', 's', 'wait for me', 'Enter')
+      await waitFor('s', 'waiting for gpt-4.1-mini')
+      tmux('send-keys', '-t', 's', 'C-c')
+      await waitFor('s', '(cancelling the turn — every running call gets its result; Ctrl-C again to leave)')
+      await waitFor('s', /· workspace-write · aborted\n\n›/)
+      // ask_user at the terminal: a number picks a choice.
+      tmux('send-keys', '-t', 's', 'format the code', 'Enter')
+      await waitFor('s', '? The agent asks: Tabs or spaces?')
+      tmux('send-keys', '-t', 's', '2', 'Enter')
+      await waitFor('s', 'Noted: The user answered: spaces')
+      // An approval prompt inside the session.
+      tmux('send-keys', '-t', 's', 'clean up', 'Enter')
+      await waitFor('s', 'Approve bash $ rm -f scratch.txt')
+      tmux('send-keys', '-t', 's', 'y')
+      await waitFor('s', 'Removed.')
+      expect(existsSync(join(root, 'scratch.txt'))).toBe(false)
+      tmux('send-keys', '-t', 's', '/preset read-only', 'Enter')
+      await waitFor('s', 'preset read-only from the next call on')
+      tmux('send-keys', '-t', 's', 'C-c')
+      await waitFor('s', '(press Ctrl-C again or Ctrl-D to leave)')
+      tmux('send-keys', '-t', 's', 'C-c')
+      await waitFor('s', '[exit 130]')
+      const text2 = screen('s')
+      expect(text2).toMatch(/\n {2}approvals 1 asked: 1 allowed-once\n/)
+      // The log replays the conversation and who approved what.
+      const log = /^ {2}log +(.+)$/m.exec(text2)![1]!
+      const replayed = await run(['replay', log])
+      for (const line of [
+        '› hello there',
+        'Hello! What shall we do?',
+        '› format the code',
+        '  ✓ approval allowed-once by the user at the prompt (allowed once) (b1)',
+        '· preset read-only from here on',
+      ])
+        expect(replayed.stdout).toContain(line)
+    } finally {
+      await server.close()
+    }
+  }, 300_000)
+
+  test('Ctrl-D at the prompt leaves with exit 0', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'toolgate-chat-pty-d-'))
+    const server = await scriptServer([])
+    try {
+      start('d', server.baseUrl, root)
+      await waitFor('d', 'Type a message and press Enter.')
+      tmux('send-keys', '-t', 'd', 'C-d')
+      await waitFor('d', '[exit 0]')
+      expect(screen('d')).toContain('approvals none asked')
+    } finally {
+      await server.close()
+    }
+  }, 300_000)
+})
+
 function readdir(dir: string): string {
   const entries = execFileSync('ls', [dir], { encoding: 'utf8' }).trim().split('\n')
   expect(entries.length).toBe(1)
