@@ -14,6 +14,7 @@ export default defineConfig({
       '@toolgate/codemode': pkg('codemode'),
       '@toolgate/providers': pkg('providers'),
       '@toolgate/agent': pkg('agent'),
+      '@toolgate/mcp': pkg('mcp'),
     },
   },
   test: {

@@ -132,6 +132,17 @@ function policedRuntime() {
   return runtime
 }
 
+// Every stage really waits (issue 13 §2): each async listener and wrapper is a bounded wait on
+// host code (pipeline/bounded.ts), with its listener budget; the synchronous lines above make none.
+function asyncStagesRuntime() {
+  const runtime = createRuntime({ timeouts: false, session: discardSink() })
+  runtime.register(echo())
+  runtime.on('tools/pre-execute', async (_exec, next) => next())
+  runtime.on('tools/execute', async (_exec, next) => next())
+  runtime.on('tools/post-execute', async (_exec, _result, next) => next())
+  return runtime
+}
+
 const viaRuntime = (runtime) => async (n) => {
   const out = []
   for (let i = 0; i < n; i++) out.push(await runtime.execute(callAt(i)))
@@ -143,11 +154,13 @@ const measured = await roundRobin({
   floor,
   plain: viaRuntime(plainRuntime()),
   policed: viaRuntime(policedRuntime()),
+  asyncStages: viaRuntime(asyncStagesRuntime()),
 })
 const bareNs = measured.bare
 const floorNs = measured.floor
 const plainNs = measured.plain
 const policedNs = measured.policed
+const asyncNs = measured.asyncStages
 report(`bare loop (parse + zod validate + call + push): ${fmtUs(bareNs)} per call (baseline)`)
 report(
   `contract floor (bare + frozen args, execution, context, result and both events, inline): ${fmtUs(floorNs)} per call (${(floorNs / bareNs).toFixed(2)}x bare)`,
@@ -157,6 +170,9 @@ report(
 )
 report(
   `runtime.execute, pre-execute + guard + post-execute + timeout wrapper: ${fmtUs(policedNs)} per call (${(policedNs / bareNs).toFixed(2)}x bare; target <= 5.00x; ${(policedNs / floorNs).toFixed(2)}x contract floor)`,
+)
+report(
+  `runtime.execute, async pre-execute + async wrapper + async post-execute (three bounded waits): ${fmtUs(asyncNs)} per call (${(asyncNs / bareNs).toFixed(2)}x bare; ${(asyncNs / floorNs).toFixed(2)}x contract floor; ${(asyncNs / plainNs).toFixed(2)}x no listeners)`,
 )
 
 // Heap growth over 1,000,000 sequential calls (session sink discards; metrics keep a bounded window).

@@ -1,25 +1,21 @@
-// Bash tool spawn overhead (issue 4 §5): a `true` command through the whole pipeline (runtime.execute
-// -> bash tool -> confine -> spawn in its own process group -> capture) against a bare
-// child_process.spawn('bash', ['-c', 'true']) in the same run. Sandbox: none, then bubblewrap when
-// it is available (said either way).
+// Bash tool cost per call (issue 4 §5, issue 11): `true` through the whole pipeline (runtime.execute
+// -> bash tool -> confine (profile plan, git staging) -> spawn -> capture -> git sync) next to a
+// plain child_process.spawn('bash', ['-c', 'true']) measured in the same run, round-robin (each
+// round runs every variant once, so load drift on a shared machine hits all of them alike).
+// The workspace is a git repository with 2,000 tracked files (a real index to stage and sync).
 
-import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRuntime } from '@toolgate/core'
 import { probeSandbox } from '@toolgate/policy'
 import { builtinTools } from '@toolgate/tools'
+import { median } from './lib.mjs'
 
-const N = Number(process.env.BENCH_N ?? 40)
-const ROUNDS = 5
+const N = Number(process.env.BENCH_N ?? 20)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]
-}
-
-function bare() {
+function plain() {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', 'true'], { stdio: ['ignore', 'pipe', 'pipe'] })
     child.on('error', reject)
@@ -27,21 +23,20 @@ function bare() {
   })
 }
 
-async function perCall(fn) {
-  // Median over rounds of the mean per-call time of N sequential calls, in ms.
-  const rounds = []
-  for (let r = 0; r < ROUNDS; r++) {
-    const start = performance.now()
-    for (let i = 0; i < N; i++) await fn(i)
-    rounds.push((performance.now() - start) / N)
-  }
-  return median(rounds)
-}
+// A workspace outside /tmp (the sandbox gives /tmp its own), with a repository.
+const base = mkdtempSync(join('/var/tmp', 'toolgate-bench-'))
+process.on('exit', () => rmSync(base, { recursive: true, force: true }))
+const root = join(base, 'ws')
+mkdirSync(join(root, 'src'), { recursive: true })
+for (let i = 0; i < 2000; i++) writeFileSync(join(root, 'src', `f${i}.txt`), `${i}\n`)
+const git = (...args) => execFileSync('git', ['-C', root, ...args], { stdio: 'ignore' })
+git('init', '-q')
+git('add', '.')
+git('-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qm', 'files')
 
 function toolRunner(sandbox) {
-  const root = mkdtempSync(join(tmpdir(), 'toolgate-bench-'))
   const runtime = createRuntime()
-  runtime.use(builtinTools({ root, sandbox }))
+  runtime.use(builtinTools({ root, sandbox, tempDir: join(base, `session-${String(sandbox)}`) }))
   let seq = 0
   return async () => {
     const result = await runtime.execute({
@@ -53,23 +48,36 @@ function toolRunner(sandbox) {
   }
 }
 
-await bare() // warm up
-const baseline = await perCall(bare)
-console.log(
-  `bare child_process.spawn('bash', ['-c', 'true']): ${baseline.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (baseline)`,
-)
-
-const none = await perCall(toolRunner(false))
-console.log(
-  `bash tool, sandbox none: ${none.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (${(none / baseline).toFixed(2)}x bare spawn, +${(none - baseline).toFixed(2)} ms)`,
-)
-
 const probe = await probeSandbox()
-if (probe.available) {
-  const bw = await perCall(toolRunner('workspace-write'))
+const variants = { plain, none: toolRunner(false) }
+if (probe.status !== 'unavailable') {
+  for (const preset of ['read-only', 'workspace-write', 'danger-full-access'])
+    variants[preset] = toolRunner(preset)
+}
+for (const fn of Object.values(variants)) for (let i = 0; i < 3; i++) await fn() // warm up
+
+const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]))
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [name, fn] of Object.entries(variants)) {
+    const start = performance.now()
+    for (let i = 0; i < N; i++) await fn()
+    samples[name].push((performance.now() - start) / N)
+  }
+}
+const ms = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
+const line = (label, value) =>
   console.log(
-    `bash tool, sandbox bubblewrap (workspace-write): ${bw.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (${(bw / baseline).toFixed(2)}x bare spawn, +${(bw - baseline).toFixed(2)} ms)`,
+    `${label}: ${value.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (${(value / ms.plain).toFixed(2)}x plain spawn, +${(value - ms.plain).toFixed(2)} ms)`,
   )
+console.log(
+  `plain child_process.spawn('bash', ['-c', 'true']): ${ms.plain.toFixed(2)} ms/call median of ${ROUNDS} rounds x ${N} (baseline)`,
+)
+line('bash tool, no sandbox (own pid namespace via unshare when the host allows it)', ms.none)
+if (probe.status === 'unavailable') {
+  console.log(`bash tool under bubblewrap: not measured (${probe.diagnostic})`)
 } else {
-  console.log(`bash tool, sandbox bubblewrap: not measured (bubblewrap unavailable: ${probe.diagnostic})`)
+  const status = probe.status === 'enforced' ? 'enforced' : `PARTLY enforced: ${probe.missing.join('; ')}`
+  for (const preset of ['read-only', 'workspace-write', 'danger-full-access']) {
+    line(`bash tool, bubblewrap ${preset} profile (${status}; git workspace, 2,000-file index)`, ms[preset])
+  }
 }

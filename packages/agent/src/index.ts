@@ -3,6 +3,7 @@
 export type { LineCut, ResultBudgetOptions } from './budget/result-budget.js'
 export {
   cutLines,
+  DEFAULT_EXEMPT,
   DEFAULT_RESULT_TOKENS,
   displayPath,
   resultBudget,
@@ -10,6 +11,18 @@ export {
 } from './budget/result-budget.js'
 export { SpillDirectory } from './budget/spill.js'
 export { COMPACTION_PROMPT } from './context/compaction-prompts.js'
+export {
+  CONTEXT_WINDOWS,
+  contextWindowOf,
+  knownContextWindow,
+  UNKNOWN_CONTEXT_WINDOW,
+} from './context/context-window.js'
+export {
+  DeferredTools,
+  type DeferredToolsOptions,
+  deferredNote,
+  notLoadedMessage,
+} from './context/deferred-tools.js'
 export type { ContextOptions, ElidedResult, PressureAction } from './context/pressure.js'
 export { actionPayload, ContextManager, DEFAULT_OUTPUT_RESERVE } from './context/pressure.js'
 export type { PushOutcome, Reminder, ReminderQueueOptions } from './context/reminders.js'
@@ -17,7 +30,6 @@ export { ReminderQueue, renderReminders } from './context/reminders.js'
 export type { SessionTap } from './context/session-tap.js'
 export { sessionTap } from './context/session-tap.js'
 export { estimateTokens, messagesTokens, messageTokens } from './context/tokens.js'
-export { CONTEXT_WINDOWS, contextWindowOf, DEFAULT_CONTEXT_WINDOW } from './context/windows.js'
 export type { AgentEvent, AgentResult, DoneReason, RunFailure, UsageTotals } from './events.js'
 export { emptyArgsHint, isEmptyArguments } from './loop/empty-args.js'
 export type { ProgressOptions } from './loop/progress.js'

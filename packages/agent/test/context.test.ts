@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApprovalService, defineTool, textOutput } from '@toolgate/core'
@@ -191,6 +191,44 @@ describe('resultBudget (seed 003 §9.2)', () => {
     expect(read.content).toEqual([{ type: 'text', text: bigText }])
     const small = await runtime.execute({ callId: 's', name: 'echo', arguments: { text: 'hi' } })
     expect(small.content).toEqual([{ type: 'text', text: 'hi' }])
+  })
+
+  it('never cuts an MCP tool: its own token limit runs after post-execute, which sees the whole output', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'agent-budget-')), 'spill')
+    const { runtime } = testRuntime()
+    // Stands for the MCP bridge: its finalizeContent applies the token limit (mcp/src/tools/bridge.ts).
+    const own = '[the MCP tool limited its own output]'
+    runtime.register(
+      defineTool({
+        name: 'mcp__srv__dump',
+        description: 'Big output.',
+        parameters: z.object({}),
+        output: textOutput(),
+        execute: () => bigText,
+        finalizeContent: () => [{ type: 'text', text: own }],
+      }),
+    )
+    const seen: number[] = []
+    runtime.on('tools/post-execute', async (_exec, result, next) => {
+      const decision = await next()
+      const content = decision.kind === 'accept' && decision.content ? decision.content : result.content
+      seen.push((content[0] as { text: string }).text.length)
+      return decision
+    })
+    const model = scriptedModel([
+      { toolCalls: [{ name: 'mcp__srv__dump', arguments: {}, callId: 'm1' }] },
+      { text: 'ok' },
+    ])
+    const result = await collectAgent({
+      model,
+      runtime,
+      messages: task,
+      resultBudget: { spillDir: dir, maxTokens: 500 },
+    })
+    const tool = result.appended[1]!
+    expect(tool.role === 'tool' ? tool.content : []).toEqual([{ type: 'text', text: own }])
+    expect(seen).toEqual([bigText.length])
+    expect(existsSync(dir)).toBe(false)
   })
 
   it('runAgent installs it for the run with spillDir and removes it afterwards', async () => {

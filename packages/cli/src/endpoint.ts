@@ -18,6 +18,9 @@ export type Endpoint = {
 
 export type EndpointResolution = ({ ok: true } & Endpoint) | { ok: false; message: string }
 
+/** Every environment variable `resolveEndpoint` may read a key from (kept from bash, issue 11 §3). */
+export const API_KEY_VARIABLES = ['TOOLGATE_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY'] as const
+
 /** The vendor's own variables, as their SDKs read them. */
 const KEY_VARIABLE = {
   anthropic: 'ANTHROPIC_API_KEY',

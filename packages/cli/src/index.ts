@@ -6,7 +6,7 @@
 // Code Mode behind it — is imported when that command runs, never for --help or --version.
 import { readFileSync } from 'node:fs'
 import { type CommandSpec, helpText, type ParsedArgs, parseArgs } from './args.js'
-import { chatSpec, demoSpec, replaySpec, runSpec } from './commands/specs.js'
+import { chatSpec, demoSpec, mcpSpec, replaySpec, runSpec } from './commands/specs.js'
 import { EXIT, type ExitCode } from './exit-codes.js'
 import type { CliIO } from './io.js'
 
@@ -44,6 +44,7 @@ const COMMANDS = {
   run: { spec: runSpec, load: async () => (await import('./commands/run.js')).runCommand },
   chat: { spec: chatSpec, load: async () => (await import('./commands/chat.js')).chatCommand },
   replay: { spec: replaySpec, load: async () => (await import('./commands/replay.js')).replayCommand },
+  mcp: { spec: mcpSpec, load: async () => (await import('./commands/mcp.js')).mcpCommand },
 } as const satisfies Record<string, Command>
 
 export function version(): string {

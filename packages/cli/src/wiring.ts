@@ -23,13 +23,14 @@ import {
 import { initShellParser, permissions, probeSandbox, type SandboxProbe } from '@toolgate/policy'
 import { scriptedModel } from '@toolgate/providers'
 import { builtinTools } from '@toolgate/tools'
+import { type McpSession, startMcp } from './commands/mcp-session.js'
 
 export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
 export type ApprovalMode = 'on-request' | 'never'
 
 /** What the permission engine offers the approval prompt. */
 export interface PolicyHandle {
-  describe(request: ApprovalRequest): { reason?: string; offerSession: boolean }
+  describe(request: ApprovalRequest): { reason?: string; subject?: string; offerSession: boolean }
   grantSession(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
   /** Replace the engine with one for another preset (between turns). */
   setPreset(preset: Preset): void
@@ -51,8 +52,16 @@ export interface SessionSetup {
    * step 10 prompt appears on every machine.
    */
   readonly trustSandbox?: boolean
+  /** The bubblewrap binary (default `bwrap` on PATH). */
+  readonly bwrapPath?: string
   /** Extra plugins installed after the tools (e.g. the demo's concurrency probe). */
   readonly plugins?: readonly Plugin[]
+  /** Start the configured MCP servers (`.mcp.json`, settings); never with `isolated`. */
+  readonly mcp?: boolean
+  /** The model's context window in tokens: MCP tools are deferred past 10% of it. */
+  readonly contextWindowTokens?: number
+  /** Deferred tools are found by the provider's own tool search (Anthropic). */
+  readonly nativeToolSearch?: boolean
 }
 
 /** Where the full text of cut or elided outputs goes: in the workspace, where `read` can open it. */
@@ -64,56 +73,95 @@ export interface Session {
   readonly policy: PolicyHandle
   /** Whether run_code is registered. */
   readonly codeMode: boolean
-  /** Notes for the user, one line each (none today; kept for degraded setups). */
+  /** Which sandbox bash runs in, one line for the banner (`sandboxLine`). */
+  readonly sandbox: string
+  /** Notes for the user, one line each: what is degraded here and how to fix it. */
   readonly gaps: readonly string[]
-  /** How bash is confined in this session, for the banner. */
-  readonly sandbox: SandboxState
   /** The system prompt's Code Mode part (the SDK declaration of the callable tools), when run_code is offered. */
   readonly codePrompt?: string
   /** `<root>/.toolgate/spill`: cut results (the result budget) and elided ones (context pressure). */
   readonly spill: SpillDirectory
+  /** The MCP servers of this session, when any are configured. */
+  readonly mcp?: McpSession
 }
 
-/** Which sandbox is in force: bash's own confinement, and whether the policy counts on it. */
-export type SandboxState =
-  | { readonly kind: 'bubblewrap'; readonly trusted: boolean }
-  | { readonly kind: 'none'; readonly diagnostic: string }
+/**
+ * What the profile of each preset does, in one line (README of @toolgate/policy, "Sandbox", has
+ * the table with the reason for each mount).
+ */
+const PROFILE_SUMMARY = {
+  'read-only': 'workspace read-only; credential stores, .env files and host sockets hidden; no network',
+  'workspace-write':
+    "workspace writable except .git, hooks and toolgate's settings; credential stores, .env files and host sockets hidden; no network",
+  'danger-full-access':
+    "everything writable except .git, hooks, toolgate's settings and the home directory's top level; credential stores, .env files and host sockets hidden; network on",
+} as const satisfies Record<Preset, string>
+
+/** The banner line: exactly which sandbox is in force for bash, or why none is. */
+export function sandboxLine(preset: Preset, probe: SandboxProbe): string {
+  switch (probe.status) {
+    case 'enforced':
+      return `bubblewrap, ${preset} profile: ${PROFILE_SUMMARY[preset]}`
+    case 'partial':
+      return `bubblewrap, partly enforced (treated as no sandbox: commands that are not read-only ask): ${probe.missing.join('; ')}`
+    case 'unavailable':
+      return 'none: bash runs unconfined, so commands that are not read-only ask (the "toolgate: note" line says why and how to fix it)'
+  }
+}
 
 export async function createSession(setup: SessionSetup): Promise<Session> {
   const approval = createApprovalService({ policy: setup.approvalPolicy })
   const runtime = createRuntime({ approval, session: setup.sink })
-  // The bash tool confines with bubblewrap when it works (its default, fail closed); the probe says
-  // whether it does, for the policy and the banner. Parser, probe and Code Mode load side by side.
+  // Parser, probe and Code Mode load side by side.
   const [probe, , codemode] = await Promise.all([
-    probeSandbox(),
+    probeSandbox(setup.bwrapPath),
     initShellParser(),
     setup.codeMode ? import('@toolgate/codemode') : undefined,
   ])
-  runtime.use(builtinTools({ root: setup.root }))
+  // bash runs under the profile of the session's preset (issue 11 §5); the profile is read per
+  // call, so `/preset` changes it together with the permission engine.
+  const profile = { mode: setup.preset }
+  runtime.use(
+    builtinTools({
+      root: setup.root,
+      sandbox: profile,
+      ...(setup.bwrapPath === undefined ? {} : { bwrapPath: setup.bwrapPath }),
+    }),
+  )
   if (codemode) runtime.use(codemode.codeMode({ mode: 'both' }))
   // Every result is bounded in tokens (head and tail, whole lines), the rest spilled where `read` can
   // open it; registered before any other post-execute listener, so it budgets what they return.
   const spillDir = join(setup.root, SPILL_DIR)
   runtime.use(resultBudget({ spillDir, root: setup.root }))
-  const policy = installPolicy(runtime, setup, probe)
+  const policy = installPolicy(runtime, setup, probe, (preset) => {
+    profile.mode = preset
+  })
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
+  const mcp =
+    setup.mcp && !setup.isolated
+      ? startMcp(runtime, setup.root, {
+          ...(setup.contextWindowTokens !== undefined
+            ? { contextWindowTokens: setup.contextWindowTokens }
+            : {}),
+          ...(setup.nativeToolSearch ? { nativeToolSearch: true } : {}),
+        })
+      : undefined
   return {
     runtime,
     approval,
     policy,
     codeMode: codemode !== undefined,
-    gaps: [],
-    sandbox: probe.available
-      ? { kind: 'bubblewrap', trusted: sandboxTrusted(setup, probe) }
-      : { kind: 'none', diagnostic: probe.diagnostic },
+    sandbox: sandboxLine(setup.preset, probe),
+    gaps: probe.status === 'enforced' ? [] : [probe.diagnostic],
     ...(codemode ? { codePrompt: codemode.codeModePrompt(runtime) } : {}),
     spill: new SpillDirectory(spillDir, setup.root),
+    ...(mcp ? { mcp } : {}),
   }
 }
 
-/** Only a sandbox that was seen to work counts (fail closed), and the demo never counts on it. */
-function sandboxTrusted(setup: SessionSetup, probe: SandboxProbe): boolean {
-  return setup.trustSandbox !== false && setup.preset === 'workspace-write' && probe.available
+/** Only a sandbox that was seen to hold counts (fail closed: partly enforced is no sandbox). */
+function sandboxTrusted(setup: SessionSetup, preset: Preset, probe: SandboxProbe): boolean {
+  return setup.trustSandbox !== false && preset === 'workspace-write' && probe.status === 'enforced'
 }
 
 /** Tools the CLI adds beyond the built-ins, for the permission engine: they act on nothing outside the session. */
@@ -123,7 +171,12 @@ const CLI_TOOLS = { ask_user: { category: 'internal' }, task: { category: 'inter
  * The permission engine for a preset. `/preset` replaces it between turns (the previous plugin is
  * disposed; its session grants go with it, the new preset's defaults apply from the next call).
  */
-function installPolicy(runtime: Runtime, setup: SessionSetup, probe: SandboxProbe): PolicyHandle {
+function installPolicy(
+  runtime: Runtime,
+  setup: SessionSetup,
+  probe: SandboxProbe,
+  onPreset: (preset: Preset) => void,
+): PolicyHandle {
   let engine: ReturnType<typeof permissions>['engine']
   let installed: { dispose(): void } | undefined
   const install = (preset: Preset) => {
@@ -131,7 +184,7 @@ function installPolicy(runtime: Runtime, setup: SessionSetup, probe: SandboxProb
       root: setup.root,
       preset,
       approvalPolicy: setup.approvalPolicy,
-      sandboxed: sandboxTrusted({ ...setup, preset }, probe),
+      sandboxed: sandboxTrusted(setup, preset, probe),
       tools: CLI_TOOLS,
       ...(setup.rules ? { rules: setup.rules } : {}),
       ...(setup.isolated ? { userSettingsPath: null, projectSettingsPath: null } : {}),
@@ -139,13 +192,18 @@ function installPolicy(runtime: Runtime, setup: SessionSetup, probe: SandboxProb
     installed?.dispose()
     installed = runtime.use(plugin)
     engine = plugin.engine
+    onPreset(preset)
   }
   install(setup.preset)
   return {
     describe(request) {
       const described = engine.describeAsk(request.callId)
       const reason = described?.displayReason ?? request.displayReason ?? request.reason
-      return { ...(reason ? { reason } : {}), offerSession: described?.offerSessionGrant === true }
+      return {
+        ...(reason ? { reason } : {}),
+        ...(described !== undefined ? { subject: described.subject } : {}),
+        offerSession: described?.offerSessionGrant === true,
+      }
     },
     grantSession(request) {
       const result = engine.grantSession(request.callId)

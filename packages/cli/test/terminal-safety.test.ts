@@ -136,7 +136,8 @@ describe('live (`run`, real HTTP and real bash) and `replay` print the same safe
     '✗ read Read no␛[31mpe\\u202e.txt · TOOL_ERROR',
     '  │ no␛[31mpe\\u202e.txt does not exist. Check the path (use glob or ls to find the file).',
     '✗ x␛[2Jy {} · UNKNOWN_TOOL',
-    '  │ No tool named "x␛[2Jy" is available. Call one of the tools listed in your tool definitions.',
+    // the model-facing message quotes the name as JSON, so the escape arrives as text
+    '  │ No tool named "x\\u001b[2Jy" is available. Call one of the tools listed in your tool definitions.',
   ]
 
   test('live: the model text, every card field and tool output, exact bytes; nothing active on stdout', () => {

@@ -19,7 +19,7 @@ export type {
   SandboxResult,
   SettleSubCall,
 } from './sandbox.js'
-export { runSandboxed, SANDBOX_DEFAULTS, utf8Length } from './sandbox.js'
+export { runSandboxed, SANDBOX_DEFAULTS } from './sandbox.js'
 export type { CodeSdkTool } from './sdk.js'
 export { renderCodeSdkFromSchemas } from './sdk.js'
 export type { StripIssue, StripResult } from './strip.js'

@@ -1,9 +1,11 @@
-import { defineTool, type JsonValue, type Plugin, type Runtime, ToolError } from '@toolgate/core'
+import { defineTool, type JsonValue, linkSignals, type Plugin, type Runtime, ToolError } from '@toolgate/core'
 import { z } from 'zod'
 import { createDispatcher, type DispatchLogListener } from './dispatcher.js'
 import { CODE_RUN_FAILED, type RunCodeValue, renderRunCodeFailure, renderRunCodeValue } from './render.js'
-import { runSandboxed, SANDBOX_DEFAULTS } from './sandbox.js'
+import { runInPool, SANDBOX_DEFAULTS } from './sandbox.js'
 import { renderCodeSdkFromSchemas } from './sdk.js'
+import { stripTypes } from './strip.js'
+import { sharedVmPool } from './vm-pool.js'
 
 // Code Mode (seed 000 §6, seed 001 §6.10): the model writes a short TypeScript program that
 // calls tools with `await tools.name(args)`; intermediate values never enter its context. Under
@@ -20,6 +22,8 @@ export interface CodeModeOptions {
   readonly maxTimeoutMs?: number
   readonly memoryBytes?: number
   readonly maxOutputBytes?: number
+  /** The longest JSON text one sub-call's arguments may be (default 1 Mi characters). */
+  readonly maxArgsChars?: number
   /** Parallel-safe sub-calls in flight at once (default 4). */
   readonly maxParallel?: number
 }
@@ -66,6 +70,19 @@ export function codeMode(options: CodeModeOptions = {}): Plugin & {
   const plugin: Plugin = (ctx) => {
     const runtime = ctx.runtime
     const agentOf = (agent: string | undefined) => agent
+    // A sandbox worker starts now (unref'd, in the background), so the first run_code does not
+    // wait for a thread to start; disposing the plugin cancels its runs, which terminates their
+    // workers, and lets the pool terminate its idle ones once no plugin uses it (vm-pool.ts).
+    const pool = sharedVmPool()
+    const runs = new Set<AbortController>()
+    const release = pool.retain()
+    // The host's share of a first run is mostly the TypeScript parser's first use (~25 ms measured
+    // on the shared machine): pay it once, right after the install, not when the first call waits.
+    setImmediate(() => stripTypes('return 0')).unref()
+    ctx.onDispose(() => {
+      for (const run of runs) run.abort(new Error('The code mode plugin was disposed.'))
+      release()
+    })
     ctx.register(
       defineTool({
         name: RUN_CODE,
@@ -100,18 +117,27 @@ export function codeMode(options: CodeModeOptions = {}): Plugin & {
             maxParallel: options.maxParallel ?? 4,
             logListeners,
           })
-          let result: Awaited<ReturnType<typeof runSandboxed>>
+          const run = new AbortController()
+          runs.add(run)
+          const signal = linkSignals(exec.signal, run.signal)
+          let result: Awaited<ReturnType<typeof runInPool>>
           try {
-            result = await runSandboxed({
-              code: args.code,
-              tools,
-              dispatch: dispatcher.dispatch,
-              signal: exec.signal,
-              timeoutMs,
-              ...(options.memoryBytes === undefined ? {} : { memoryBytes: options.memoryBytes }),
-              ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
-            })
+            result = await runInPool(
+              {
+                code: args.code,
+                tools,
+                dispatch: dispatcher.dispatch,
+                signal: signal.signal,
+                timeoutMs,
+                ...(options.memoryBytes === undefined ? {} : { memoryBytes: options.memoryBytes }),
+                ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+                ...(options.maxArgsChars === undefined ? {} : { maxArgsChars: options.maxArgsChars }),
+              },
+              pool,
+            )
           } finally {
+            runs.delete(run)
+            signal.dispose()
             await dispatcher.finish()
           }
           if (!result.ok) {

@@ -1,6 +1,6 @@
 /**
  * JavaScript that runs INSIDE the QuickJS context before the model's program. It is evaluated to a
- * function and called once with two host functions; the host functions are closed over, never
+ * function and called once with two host functions, the tool names and the arguments cap; the host functions are closed over, never
  * placed on the global object, so the program cannot reach them. It returns `[run, port]`, which
  * only the host holds.
  *
@@ -27,7 +27,7 @@
  *   host before it is compiled (strip.ts).
  * Primordials are captured up front so the program cannot break the bridge by patching builtins.
  */
-const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
+const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson, maxArgsChars) {
   'use strict';
   const G = globalThis;
   const O = Object;
@@ -213,6 +213,8 @@ const PRELUDE_TEXT = String.raw`(function (hostLog, hostDone, toolNamesJson) {
       try {
         if (stopping) throw new Err('The run is ending; no more tool calls are dispatched.');
         text = args === undefined ? '{}' : flatText(args) ?? toJsonText(args, name);
+        // the host parses every argument on its own thread: how much may cross at once is bounded
+        if (text.length > maxArgsChars) throw new TypeErr('tools.' + name + ': the arguments are ' + text.length + ' characters of JSON; at most ' + maxArgsChars + ' can cross in one call. Send less per call: split the data across several calls.');
       } catch (e) {
         return apply(promiseReject, PromiseCtor, [e]);
       }

@@ -29,7 +29,8 @@ export function run(code: string, options: Partial<SandboxOptions> = {}): Promis
     code,
     tools: ['echo'],
     dispatch: recordingDispatch().dispatch,
-    timeoutMs: 2_000,
+    // generous: the first run in a test file waits for a worker to start, and the machine is shared
+    timeoutMs: 10_000,
     ...options,
   })
 }

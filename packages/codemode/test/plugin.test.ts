@@ -9,6 +9,7 @@ import {
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { codeMode, renderCodeSdk } from '../src/plugin.js'
+import { gate } from './helpers.js'
 
 function setup(options?: { mode?: 'code' | 'both'; approval?: ApprovalOutcome; maxParallel?: number }) {
   const approval = createApprovalService()
@@ -201,8 +202,12 @@ describe('run_code', () => {
 
   it('the program waits while a person decides an approval', async () => {
     const approval = createApprovalService()
-    let release!: (o: ApprovalOutcome) => void
-    approval.answer(() => new Promise<ApprovalOutcome>((resolve) => (release = resolve)))
+    const decision = gate<ApprovalOutcome>()
+    const asked = gate()
+    approval.answer(() => {
+      asked.open()
+      return decision.promise
+    })
     const runtime = createRuntime({ approval })
     runtime.register(
       defineTool({
@@ -216,9 +221,10 @@ describe('run_code', () => {
     runtime.on('tools/pre-execute', (exec, next) => (exec.name === 'bash' ? { kind: 'ask' } : next()))
     runtime.use(codeMode())
     const pending = runtime.execute(run(`return await tools.bash({ c: 'ls' })`))
-    for (let i = 0; i < 100 && !release; i++) await new Promise((r) => setImmediate(r))
+    // the program is waiting in its worker while the person decides
+    await asked.promise
     expect(runtime.session.events().map((e) => e.type)).toContain('approval/asked')
-    release('allowed-once')
+    decision.open('allowed-once')
     expect((await pending).value).toEqual({ logs: [], result: 'ran ls' })
   })
 
@@ -268,6 +274,39 @@ describe('run_code', () => {
     expect((await runtime.execute(run('const x = 1'))).content).toEqual([
       { type: 'text', text: '(run_code completed with no output)' },
     ])
+  })
+
+  it('disposing the plugin cancels its running programs and their sub-calls', async () => {
+    const runtime = createRuntime()
+    const started = gate()
+    let subSignal: AbortSignal | undefined
+    runtime.register(
+      defineTool({
+        name: 'wait',
+        description: 'Waits until cancelled.',
+        parameters: z.object({}),
+        output: textOutput(),
+        execute: (_a, exec) =>
+          new Promise<string>((_r, reject) => {
+            subSignal = exec.signal
+            started.open()
+            exec.signal.addEventListener('abort', () => reject(new Error('stopped')))
+          }),
+      }),
+    )
+    const installed = runtime.use(codeMode())
+    const pending = runtime.execute(run('await tools.wait({})'))
+    await started.promise
+    installed.dispose()
+    const result = await pending
+    expect(result.error).toMatchObject({ code: 'CODE_RUN_FAILED', info: { kind: 'abort' } })
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: 'CODE_RUN_FAILED (abort): The run was cancelled before the program finished.\nTool calls still running were cancelled. Do not retry unless you are asked to.',
+      },
+    ])
+    expect(subSignal?.aborted).toBe(true)
   })
 
   it('cancelling the outer call interrupts the program and its sub-calls', async () => {

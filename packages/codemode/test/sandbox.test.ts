@@ -124,7 +124,7 @@ describe('runSandboxed: sub-calls', () => {
     const r = runSandboxed({
       code: 'const a = await tools.echo({})\nconst [b, c] = await Promise.all([tools.echo({}), tools.echo({})])\nreturn [a, b, c]',
       tools: ['echo'],
-      timeoutMs: 2_000,
+      timeoutMs: 10_000,
       dispatch: (_name, _argsJson, subIndex, _signal, settle) => {
         if (subIndex === 0) {
           // at once, twice: the second answer is ignored
@@ -237,6 +237,25 @@ describe('runSandboxed: sub-calls', () => {
     })
   })
 
+  it('sub-calls keep crossing correctly after the VM memory grows in the middle of a run', async () => {
+    const { dispatch, calls } = recordingDispatch()
+    const r = await run(
+      'const first = await tools.echo({ at: "start" })\nconst big: string[] = []\nfor (let i = 0; i < 48; i++) big.push("x".repeat(1 << 20) + i)\nconst second = await tools.echo({ at: "after", n: big.length, tail: big[47].slice(-2), text: "é漢😀" })\nreturn [first.args.at, second.args]',
+      { dispatch, memoryBytes: 128 * 1024 * 1024, timeoutMs: 20_000 },
+    )
+    expect(plain(r)).toEqual({
+      ok: true,
+      result: ['start', { at: 'after', n: 48, tail: '47', text: 'é漢😀' }],
+      logs: [],
+      subCalls: 2,
+      abandoned: [],
+    })
+    expect(calls.map((c) => c.argsJson)).toEqual([
+      '{"at":"start"}',
+      '{"at":"after","n":48,"tail":"47","text":"é漢😀"}',
+    ])
+  })
+
   it('a late settlement after the run ended is ignored', async () => {
     const late = gate<DispatchOutcome>()
     const r = await runSandboxed({
@@ -266,13 +285,21 @@ describe('runSandboxed: limits and cancellation', () => {
   it('time spent awaiting a sub-call counts: the wall timer stops the run and cancels the sub-call', async () => {
     let seen: AbortSignal | undefined
     const r = await run('await tools.echo({})', {
-      timeoutMs: 100,
+      // long enough for the sub-call to be dispatched on a busy machine: the deadline counts from the call
+      timeoutMs: 1_000,
       dispatch: (_n, _a, _i, signal) => {
         seen = signal
         return new Promise(() => {})
       },
     })
-    expect(plain(r)).toMatchObject({ ok: false, kind: 'timeout', abandoned: [{ subIndex: 0, name: 'echo' }] })
+    expect(plain(r)).toEqual({
+      ok: false,
+      kind: 'timeout',
+      message: 'The program ran longer than 1000 ms and was stopped.',
+      logs: [],
+      subCalls: 1,
+      abandoned: [{ subIndex: 0, name: 'echo' }],
+    })
     expect(seen?.aborted).toBe(true)
   })
 
@@ -287,7 +314,7 @@ describe('runSandboxed: limits and cancellation', () => {
     const { dispatch, calls } = recordingDispatch()
     const r = await run(
       'console.log("x".repeat(200))\nlet refused = ""\ntools.echo({}).catch((e) => { refused = e.message })\nawait Promise.resolve()\nconsole.log(refused)\nwhile (true) {}',
-      { maxOutputBytes: 100, timeoutMs: 2_000, dispatch },
+      { maxOutputBytes: 100, timeoutMs: 10_000, dispatch },
     )
     expect(plain(r)).toMatchObject({ ok: false, kind: 'output-limit' })
     expect(calls).toEqual([])

@@ -135,6 +135,29 @@ describe('sandbox escape attempts', () => {
     },
   )
 
+  it('sub-call arguments longer than maxArgsChars reject inside the VM and dispatch nothing', async () => {
+    const { dispatch, calls } = recordingDispatch()
+    const send = (n: number) =>
+      `try { await tools.echo({ s: "x".repeat(${n}) }); return "sent" } catch (e) { return e.name + ": " + e.message }`
+    // {"s":"…"} is the text plus 8 characters
+    expect(plain(await run(send(92), { dispatch, maxArgsChars: 100 }))).toMatchObject({
+      ok: true,
+      result: 'sent',
+    })
+    expect(plain(await run(send(93), { dispatch, maxArgsChars: 100 }))).toMatchObject({
+      ok: true,
+      result:
+        'TypeError: tools.echo: the arguments are 101 characters of JSON; at most 100 can cross in one call. Send less per call: split the data across several calls.',
+    })
+    // the default: 1 Mi characters
+    expect(plain(await run(send(1 << 20), { dispatch }))).toMatchObject({
+      ok: true,
+      result:
+        'TypeError: tools.echo: the arguments are 1048584 characters of JSON; at most 1048576 can cross in one call. Send less per call: split the data across several calls.',
+    })
+    expect(calls.map((c) => c.argsJson.length)).toEqual([100])
+  })
+
   it('a prototype-less object is plain JSON and crosses intact', async () => {
     const { dispatch, calls } = recordingDispatch()
     await run('const o = Object.create(null)\no.k = "v"\nawait tools.echo(o)', { dispatch })

@@ -15,6 +15,7 @@ export type { MaterializeResult } from './json/materialize.js'
 export { materialize, parseJson } from './json/materialize.js'
 export { stringifyJson } from './json/stringify.js'
 export type { ToolMetrics } from './metrics/metrics.js'
+export { UNKNOWN_TOOLS } from './metrics/metrics.js'
 export { timeoutPolicy } from './plugins/timeout.js'
 export type {
   ExecuteOutcome,
@@ -42,6 +43,13 @@ export type { BatchOptions } from './scheduler/batch.js'
 export { batchContexts } from './scheduler/batch.js'
 export type { CompiledSchema, JsonSchemaObject, SchemaInput } from './schema/compile.js'
 export { compileSchema, isStandardSchema } from './schema/compile.js'
+export {
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_NODES,
+  type NormalizedSchema,
+  normalizeSchema,
+  type SchemaNote,
+} from './schema/normalize-draft.js'
 export type { StandardSchemaV1 } from './schema/standard-schema.js'
 export type {
   RuntimeSessionLog,

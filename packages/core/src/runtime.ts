@@ -2,7 +2,9 @@ import type { ApprovalService } from './approval/service.js'
 import { describeThrown } from './errors/failures.js'
 import { createJobsService, type InProcessJobsService, type JobsServiceOptions } from './jobs/index.js'
 import { MetricsRecorder, type ToolMetrics } from './metrics/metrics.js'
+import { checkBatchOptions, checkCall, checkCalls, checkRuntimeOptions } from './options/check.js'
 import { runCall, type SettledCall } from './pipeline/call.js'
+import { isThenable } from './pipeline/execute.js'
 import { resultEvent } from './pipeline/finalize.js'
 import { type Prepared, prepareCall } from './pipeline/prepare.js'
 import type { CallOptions, PipelineHost } from './pipeline/state.js'
@@ -43,8 +45,16 @@ export interface RuntimeOptions {
   readonly session?: SessionSink
   /** executeBatch default pool size (10). */
   readonly maxParallel?: number
-  /** How long a body that ignores its abort is waited for before the call settles (2,000 ms). */
+  /**
+   * How long host code that ignores its abort (a body, a listener, a wrapper, an approval
+   * answerer) is waited for after the call was stopped, before the call settles (2,000 ms).
+   */
   readonly abortGraceMs?: number
+  /**
+   * How long a listener, wrapper or async validator may take while nothing stops the call
+   * (60,000 ms); then the call ends with LISTENER_EXCEPTION. Bodies and approval prompts have none.
+   */
+  readonly listenerTimeoutMs?: number
   /** Install the timeout policy plugin that enforces `timeoutMs` (default true). */
   readonly timeouts?: boolean
   /** The background jobs service, or options for the in-process one. */
@@ -88,8 +98,10 @@ export interface AgentScope extends ScopeContext {
 }
 
 export interface DisposeReport {
-  /** Bodies or listeners that ignored their abort and had still not settled. */
+  /** Bodies or listeners that ignored their abort and had still not settled (at most 1,024). */
   readonly pendingOrphans: readonly { readonly callId: string; readonly stage: string }[]
+  /** Present when more orphans were pending than are tracked one by one: how many more. */
+  readonly untrackedOrphans?: number
 }
 
 /** Host-side description of a tool (never sent to a model as is): for SDK typings and UIs. */
@@ -125,12 +137,17 @@ export interface Runtime extends ScopeContext {
 const PARALLEL: ToolExecutionMode = Object.freeze({ kind: 'parallel' })
 const EXCLUSIVE: ToolExecutionMode = Object.freeze({ kind: 'exclusive' })
 
-export function createRuntime(options: RuntimeOptions = {}): Runtime {
+export function createRuntime(runtimeOptions?: RuntimeOptions): Runtime {
+  const options = checkRuntimeOptions(runtimeOptions)
   const registry = new Registry()
   const session = createSessionLog(options.session)
   const metrics = new MetricsRecorder()
   const jobs = isJobsService(options.jobs) ? options.jobs : createJobsService(options.jobs)
+  // Orphans are host code that ignored its abort; a model can make many (a tool that hangs on some
+  // input). Past MAX_TRACKED_ORPHANS their late outcome is still logged, but only counted here:
+  // this map would otherwise keep every never-settling promise alive.
   const orphans = new Map<Promise<unknown>, { callId: string; stage: string }>()
+  let untrackedOrphans = 0
   const live = new Map<symbol, ToolExecution>()
   const maxParallel = options.maxParallel ?? 10
 
@@ -148,13 +165,17 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     approval: options.approval,
     jobs,
     graceMs: options.abortGraceMs ?? 2000,
+    listenerTimeoutMs: options.listenerTimeoutMs ?? 60_000,
     deadlines: new Deadlines(),
     live,
     reportListenerError,
     trackOrphan(exec, stage, promise) {
-      orphans.set(promise, { callId: exec.callId, stage })
+      const tracked = orphans.size < MAX_TRACKED_ORPHANS
+      if (tracked) orphans.set(promise, { callId: exec.callId, stage })
+      else untrackedOrphans++
       const settle = (outcome: 'fulfilled' | 'rejected', error?: unknown) => {
-        orphans.delete(promise)
+        if (tracked) orphans.delete(promise)
+        else untrackedOrphans--
         try {
           session.appendTrusted('tool/late-settle', {
             callId: exec.callId,
@@ -187,6 +208,7 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
     }
   }
   const mode = (call: ToolCall) => {
+    checkCall('mode: call', call)
     // A tool without a classifier is exclusive whatever its arguments (so is a name that does not
     // resolve): answer without parsing and validating the call, which execute does anyway.
     const tool = typeof call.name === 'string' ? registry.view(call.agent).tools.get(call.name) : undefined
@@ -198,7 +220,13 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
   const commit = ({ result, exec }: SettledCall) => {
     for (const observer of registry.view(exec.agent).result) {
       try {
-        observer(exec, result)
+        // Synchronous observers; one that returns a promise is not awaited, but its rejection
+        // is contained like a throw (inv. 9), never an unhandled rejection.
+        const returned: unknown = observer(exec, result)
+        if (isThenable(returned))
+          Promise.resolve(returned).catch((error: unknown) =>
+            reportListenerError('tools/result', result.callId, error),
+          )
       } catch (error) {
         reportListenerError('tools/result', result.callId, error)
       }
@@ -286,9 +314,23 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         )
     },
     mode,
-    execute: (call) => runCall(host, call, undefined, committed),
-    executeBatch: (calls, batchOptions = {}) =>
-      runBatch(
+    execute(call) {
+      try {
+        checkCall('execute: call', call)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      return runCall(host, call, undefined, committed)
+    },
+    executeBatch(calls, batchOptions) {
+      let checked: BatchOptions
+      try {
+        checkCalls(calls)
+        checked = checkBatchOptions(batchOptions)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      return runBatch(
         {
           prepare,
           mode: modeOf,
@@ -302,9 +344,10 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
           },
         },
         calls,
-        batchOptions,
+        checked,
         maxParallel,
-      ),
+      )
+    },
     session,
     jobs,
     approval: options.approval,
@@ -324,17 +367,24 @@ export function createRuntime(options: RuntimeOptions = {}): Runtime {
         clearTimeout(timer)
       }
       const left = [...orphans.values()]
-      if (left.length > 0) {
+      const untracked = untrackedOrphans
+      if (left.length > 0 || untracked > 0) {
         try {
-          session.appendTrusted('runtime/orphans', { pending: left })
+          session.appendTrusted('runtime/orphans', {
+            pending: left,
+            ...(untracked > 0 ? { untracked } : {}),
+          })
         } catch {}
       }
-      return { pendingOrphans: left }
+      return untracked > 0 ? { pendingOrphans: left, untrackedOrphans: untracked } : { pendingOrphans: left }
     },
   }
   if (options.timeouts !== false) runtime.use(timeoutPolicy())
   return runtime
 }
+
+/** Orphans tracked one by one (for the dispose report); more are counted, their outcomes still logged. */
+const MAX_TRACKED_ORPHANS = 1024
 
 /** Failures that say a call never really ran do not cascade to siblings. */
 const NO_CASCADE = new Set(['cancelled', 'sibling_failed', 'aborted', 'unknown_tool', 'invalid_input'])

@@ -9,6 +9,7 @@ import {
   ToolError,
   type ToolExecution,
   textOutput,
+  UNKNOWN_TOOLS,
 } from '../src/index.js'
 import { echoTool, gate, text } from './helpers.js'
 
@@ -965,7 +966,9 @@ describe('metrics', () => {
       failuresByKind: { invalid_input: 1 },
     })
     expect(metrics.echo?.durationMs.recent).toHaveLength(2)
-    expect(metrics.nope).toMatchObject({
+    // An invented name is counted in the one shared entry, never under its own name.
+    expect(metrics.nope).toBe(undefined)
+    expect(metrics[UNKNOWN_TOOLS]).toMatchObject({
       calls: 1,
       successes: 0,
       failures: 1,

@@ -5,6 +5,7 @@ import {
   createRuntime,
   defineTool,
   type JsonValue,
+  type PostToolDecision,
   type PreToolDecision,
   type ToolCall,
   type ToolResult,
@@ -23,12 +24,16 @@ type ToolSpec = {
 }
 type Scenario = {
   tools: ToolSpec[]
-  pre: ('allow' | 'deny' | 'ask' | 'cancel' | 'throw' | 'garbage' | 'next')[]
+  pre: ('allow' | 'deny' | 'ask' | 'cancel' | 'throw' | 'garbage' | 'next' | 'hang')[]
   guard: 'none' | 'deny-odd' | 'throw' | 'non-string'
-  approval: 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable' | 'throws' | 'none'
-  post: 'none' | 'accept' | 'replace-content' | 'block' | 'throw'
+  approval: 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable' | 'throws' | 'none' | 'hang'
+  /** A tools/execute wrapper: passes through (async), or never settles before / after next(). */
+  wrapper: 'none' | 'pass' | 'hang-before' | 'hang-after'
+  post: 'none' | 'accept' | 'replace-content' | 'block' | 'throw' | 'hang'
   calls: { tool: number; args: 'ok' | 'bad-json' | 'invalid' | 'unknown' }[]
   abortAfter: number | null
+  /** The user presses Esc this many ms in (null: never, unless a body or answerer would wait for ever). */
+  esc: number | null
   maxParallel: number
 }
 
@@ -51,17 +56,19 @@ const toolSpec = fc.record({
 
 const scenario: fc.Arbitrary<Scenario> = fc.record({
   tools: fc.uniqueArray(toolSpec, { minLength: 1, maxLength: 3, selector: (t) => t.name }),
-  pre: fc.array(fc.constantFrom('allow', 'deny', 'ask', 'cancel', 'throw', 'garbage', 'next'), {
+  pre: fc.array(fc.constantFrom('allow', 'deny', 'ask', 'cancel', 'throw', 'garbage', 'next', 'hang'), {
     maxLength: 3,
   }),
   guard: fc.constantFrom('none', 'deny-odd', 'throw', 'non-string'),
-  approval: fc.constantFrom('allowed-once', 'rejected', 'cancelled', 'unavailable', 'throws', 'none'),
-  post: fc.constantFrom('none', 'accept', 'replace-content', 'block', 'throw'),
+  approval: fc.constantFrom('allowed-once', 'rejected', 'cancelled', 'unavailable', 'throws', 'none', 'hang'),
+  wrapper: fc.constantFrom('none', 'none', 'pass', 'hang-before', 'hang-after'),
+  post: fc.constantFrom('none', 'accept', 'replace-content', 'block', 'throw', 'hang'),
   calls: fc.array(
     fc.record({ tool: fc.nat(2), args: fc.constantFrom('ok', 'ok', 'ok', 'bad-json', 'invalid', 'unknown') }),
     { minLength: 1, maxLength: 8 },
   ),
   abortAfter: fc.option(fc.nat(6), { nil: null }),
+  esc: fc.option(fc.integer({ min: 0, max: 25 }), { nil: null }),
   maxParallel: fc.integer({ min: 1, max: 4 }),
 }) as fc.Arbitrary<Scenario>
 
@@ -70,10 +77,17 @@ function build(s: Scenario) {
   if (s.approval !== 'none') {
     approval.answer(async () => {
       if (s.approval === 'throws') throw new Error('prompt crashed')
+      // An answerer that ignores its signal: only the caller's abort (and the grace) ends it.
+      if (s.approval === 'hang') return never<'allowed-once'>()
       return s.approval as 'allowed-once'
     })
   }
-  const runtime = createRuntime({ approval, maxParallel: s.maxParallel, abortGraceMs: 5 })
+  const runtime = createRuntime({
+    approval,
+    maxParallel: s.maxParallel,
+    abortGraceMs: 5,
+    listenerTimeoutMs: 10,
+  })
   const finalizeCalls = new Map<string, number>()
   let running = 0
   let exclusiveRunning = false
@@ -152,6 +166,8 @@ function build(s: Scenario) {
           return { kind: 'whatever' } as unknown as PreToolDecision
         case 'deny':
           return { kind: 'deny', reason: 'denied by test' }
+        case 'hang':
+          return never<PreToolDecision>()
         default:
           return { kind: decision } as PreToolDecision
       }
@@ -173,9 +189,19 @@ function build(s: Scenario) {
           return { kind: 'block', feedback: [{ type: 'text', text: 'blocked' }] }
         case 'replace-content':
           return { kind: 'accept', content: [{ type: 'text', text: 'replaced' }] }
+        case 'hang':
+          return never<PostToolDecision>()
         default:
           return next()
       }
+    })
+  }
+  if (s.wrapper !== 'none') {
+    runtime.on('tools/execute', async (_exec, next) => {
+      if (s.wrapper === 'hang-before') await never()
+      const outcome = await next()
+      if (s.wrapper === 'hang-after') await never()
+      return outcome
     })
   }
   const observed: ToolResult[] = []
@@ -195,6 +221,17 @@ function build(s: Scenario) {
       return maxRunning
     },
   }
+}
+
+/** Host code that never settles on its own. */
+function never<T = void>(): Promise<T> {
+  return new Promise<T>(() => {})
+}
+
+/** When the user presses Esc: a body or an answerer that ignores its signal would wait for ever. */
+function escAfter(s: Scenario): number | null {
+  const forever = s.tools.some((t) => t.fault === 'hang') || s.approval === 'hang'
+  return s.esc ?? (forever ? 5 : null)
 }
 
 function callsOf(s: Scenario): ToolCall[] {
@@ -238,9 +275,10 @@ async function run(s: Scenario) {
     return remove(...a)
   }) as typeof remove
   let settledCount = 0
-  // A body that ignores its signal would hang the batch forever: the user presses Esc.
-  const hangs = s.tools.some((t) => t.fault === 'hang')
-  const esc = hangs ? setTimeout(() => controller.abort(), 5) : undefined
+  // Listeners and wrappers that never settle end on their own after the listener budget; a body
+  // or an answerer that ignores its signal needs the user to press Esc.
+  const escMs = escAfter(s)
+  const esc = escMs === null ? undefined : setTimeout(() => controller.abort(), escMs)
   const results = await h.runtime.executeBatch(calls, {
     signal: controller.signal,
     onSettled: () => {
@@ -405,6 +443,249 @@ describe('DESIGN.md §5 invariants (property-based)', () => {
         },
       ),
       { numRuns: 100 },
+    )
+  })
+})
+
+// Issue 13 §2: host code that never settles, at every stage that awaits it. Each case runs a batch
+// whose host code at one stage hangs (or honours its signal), with or without the user pressing
+// Esc and with or without a tool deadline; then it settles every hung promise late and checks
+// that this is only logged: no result, counter or event changes, no body starts.
+
+type HangStage = 'pre' | 'approval' | 'wrapper-before' | 'wrapper-after' | 'body' | 'post'
+type HangScenario = {
+  stage: HangStage
+  /** The hung code rejects when its signal aborts (it honours the signal), or ignores it. */
+  honours: boolean
+  esc: number | null
+  timeoutMs: number | null
+  calls: number
+  parallel: boolean
+  late: 'resolve' | 'reject'
+}
+
+const hangScenario: fc.Arbitrary<HangScenario> = fc.record({
+  stage: fc.constantFrom('pre', 'approval', 'wrapper-before', 'wrapper-after', 'body', 'post'),
+  honours: fc.boolean(),
+  esc: fc.option(fc.integer({ min: 0, max: 25 }), { nil: null }),
+  timeoutMs: fc.option(fc.constantFrom(5, 15), { nil: null }),
+  calls: fc.integer({ min: 1, max: 3 }),
+  parallel: fc.boolean(),
+  late: fc.constantFrom('resolve', 'reject'),
+}) as fc.Arbitrary<HangScenario>
+
+async function runHung(s: HangScenario) {
+  type Hung = { promise: Promise<unknown>; settle(): void; early: boolean }
+  const hung: Hung[] = []
+  /** A promise only the test settles (late), or the signal's abort (when the code honours it). */
+  const hang = <T>(signal: AbortSignal, late: () => T): Promise<T> => {
+    let resolve!: (v: T) => void
+    let reject!: (e: unknown) => void
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res
+      reject = rej
+    })
+    const entry: Hung = {
+      promise,
+      early: false,
+      settle: () => (s.late === 'resolve' ? resolve(late()) : reject(new Error('late failure'))),
+    }
+    if (s.honours)
+      signal.addEventListener('abort', () => {
+        entry.early = true
+        reject(signal.reason)
+      })
+    hung.push(entry)
+    return promise
+  }
+  const approval = createApprovalService()
+  approval.answer((request) => hang(request.signal, () => 'allowed-once' as const))
+  const runtime = createRuntime({ approval, abortGraceMs: 5, listenerTimeoutMs: 10 })
+  const events = () => runtime.session.events()
+  const lateStarts: string[] = []
+  runtime.register(
+    defineTool({
+      name: 't',
+      description: 'T.',
+      parameters: { type: 'object' },
+      output: { schema: {}, render: () => [] },
+      ...(s.parallel ? { isConcurrencySafe: () => true } : {}),
+      ...(s.timeoutMs === null ? {} : { timeoutMs: s.timeoutMs }),
+      execute: (_args, exec) => {
+        if (events().some((e) => e.type === 'tool/result' && e.callId === exec.callId))
+          lateStarts.push(exec.callId)
+        return s.stage === 'body' ? hang(exec.signal, () => 'late') : 'ok'
+      },
+    }),
+  )
+  if (s.stage === 'pre')
+    runtime.on('tools/pre-execute', (exec, next) => hang(exec.signal, () => 0).then(() => next()))
+  if (s.stage === 'approval') runtime.on('tools/pre-execute', () => ({ kind: 'ask' }))
+  if (s.stage === 'wrapper-before' || s.stage === 'wrapper-after')
+    runtime.on('tools/execute', async (exec, next) => {
+      if (s.stage === 'wrapper-before') await hang(exec.signal, () => 0)
+      const outcome = await next()
+      if (s.stage === 'wrapper-after') await hang(exec.signal, () => 0)
+      return outcome
+    })
+  if (s.stage === 'post')
+    runtime.on('tools/post-execute', (exec, _r, next) => hang(exec.signal, () => 0).then(() => next()))
+  const calls = Array.from({ length: s.calls }, (_, i) => ({ callId: `c${i}`, name: 't', arguments: {} }))
+  // An answerer (a person) and a body without a deadline have no budget: they wait until the
+  // user presses Esc (then, honouring their signal or not, they end within the grace).
+  const forever = s.stage === 'approval' || (s.stage === 'body' && s.timeoutMs === null)
+  const escMs = s.esc ?? (forever ? 5 : null)
+  const controller = new AbortController()
+  const esc = escMs === null ? undefined : setTimeout(() => controller.abort(), escMs)
+  const results = await runtime.executeBatch(calls, { signal: controller.signal })
+  clearTimeout(esc)
+  return { runtime, calls, results, hung, lateStarts, escMs }
+}
+
+describe('issue 13 §2: every call settles (property-based)', () => {
+  it('hung listeners, wrappers, answerers and bodies end each call in one result; settling them late changes nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(hangScenario, async (s) => {
+        const { runtime, calls, results, hung, lateStarts, escMs } = await runHung(s)
+        expect(results.map((r) => r.callId)).toEqual(calls.map((c) => c.callId))
+        const logged = runtime.session.events()
+        expect(logged.filter((e) => e.type === 'tool/result').map((e) => e.callId)).toEqual(
+          calls.map((c) => c.callId),
+        )
+        for (const r of results) {
+          expect(deepFrozen(r)).toBe(true)
+          if (r.isError) expect(r.error?.message).toMatch(/\.$/)
+        }
+        // Nobody pressed Esc and no deadline: listeners and wrappers that hang stall (a bug, said so).
+        if (escMs === null && s.timeoutMs === null && s.stage !== 'body')
+          for (const r of results) expect(r.error?.code).toBe('LISTENER_EXCEPTION')
+        // Settle everything late.
+        const before = logged.length
+        const metrics = runtime.metrics()
+        const abandoned = hung.filter((h) => !h.early).length
+        for (const h of hung) h.settle()
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+        const after = runtime.session.events().slice(before)
+        expect(after.map((e) => e.type)).toEqual(Array(abandoned).fill('tool/late-settle'))
+        expect(runtime.metrics()).toEqual(metrics)
+        expect(lateStarts).toEqual([])
+        expect(await runtime.dispose()).toEqual({ pendingOrphans: [] })
+      }),
+      { numRuns: 200 },
+    )
+  }, 120_000)
+})
+
+// Issue 13 §2: option values. Valid ones work; anything else is a TypeError naming the option,
+// raised before any event is logged or any body runs.
+
+const anyValue = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  fc.constant(Number.NaN),
+  fc.constant(Number.POSITIVE_INFINITY),
+  fc.integer({ min: -3, max: 6 }),
+  fc.double({ min: -2, max: 6, noNaN: true }),
+  fc.string({ maxLength: 3 }),
+  fc.boolean(),
+  fc.constant({}),
+  fc.constant([]),
+  fc.constant(() => {}),
+  fc.constant(new AbortController().signal),
+)
+
+describe('issue 13 §2: options (property-based)', () => {
+  it('executeBatch: valid options run the batch; invalid ones are a TypeError before anything is logged', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record(
+          {
+            maxParallel: anyValue,
+            signal: anyValue,
+            onSettled: anyValue,
+            extra: anyValue,
+          },
+          { requiredKeys: [] },
+        ),
+        fc.oneof(fc.constant('array' as const), anyValue),
+        async (raw, callsShape) => {
+          const { extra, ...known } = raw
+          const options: Record<string, unknown> = { ...known }
+          if ('extra' in raw) options.extra = extra
+          const runtime = createRuntime()
+          let runs = 0
+          runtime.register(
+            defineTool({
+              name: 'e',
+              description: 'E.',
+              parameters: { type: 'object' },
+              output: { schema: {}, render: () => [] },
+              isConcurrencySafe: () => true,
+              execute: () => {
+                runs++
+                return 'ok'
+              },
+            }),
+          )
+          const calls =
+            callsShape === 'array'
+              ? [
+                  { callId: 'a', name: 'e', arguments: {} },
+                  { callId: 'b', name: 'e', arguments: {} },
+                ]
+              : callsShape
+          const valid =
+            Array.isArray(calls) &&
+            calls.every((c) => typeof c === 'object' && c !== null) &&
+            !('extra' in raw) &&
+            (known.maxParallel === undefined ||
+              (Number.isSafeInteger(known.maxParallel) && (known.maxParallel as number) >= 1)) &&
+            (known.signal === undefined || known.signal instanceof AbortSignal) &&
+            (known.onSettled === undefined || typeof known.onSettled === 'function')
+          const outcome = await runtime.executeBatch(calls as never, options as never).then(
+            (results) => ({ results }),
+            (error: unknown) => ({ error }),
+          )
+          if (valid) {
+            expect('results' in outcome && outcome.results.map((r) => r.isError)).toEqual(
+              (calls as unknown[]).map(() => false),
+            )
+            expect(runs).toBe((calls as unknown[]).length)
+          } else {
+            expect('error' in outcome && outcome.error).toBeInstanceOf(TypeError)
+            const message = (outcome as { error: TypeError }).error.message
+            expect(message).toMatch(/^executeBatch: (options|calls|unknown option)/)
+            expect(runtime.session.events()).toEqual([])
+            expect(runs).toBe(0)
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
+  it('createRuntime: valid options build a runtime; invalid ones are a TypeError naming the option', () => {
+    fc.assert(
+      fc.property(
+        fc.record(
+          { maxParallel: anyValue, abortGraceMs: anyValue, listenerTimeoutMs: anyValue, timeouts: anyValue },
+          { requiredKeys: [] },
+        ),
+        (options) => {
+          const ms = (v: unknown, min: number, open: boolean) =>
+            v === undefined ||
+            (typeof v === 'number' && Number.isFinite(v) && (open ? v > min : v >= min) && v <= 2_147_483_647)
+          const valid =
+            (options.maxParallel === undefined ||
+              (Number.isSafeInteger(options.maxParallel) && (options.maxParallel as number) >= 1)) &&
+            ms(options.abortGraceMs, 0, false) &&
+            ms(options.listenerTimeoutMs, 0, true) &&
+            (options.timeouts === undefined || typeof options.timeouts === 'boolean')
+          if (valid) expect(() => createRuntime(options as never)).not.toThrow()
+          else expect(() => createRuntime(options as never)).toThrow(/^createRuntime: options\.\w+ must be /)
+        },
+      ),
+      { numRuns: 300 },
     )
   })
 })

@@ -22,6 +22,10 @@ describe('core README', () => {
       failures.abortedUnresponsive('bash', 2000),
       failures.timeout('bash', 120000),
       failures.blocked(),
+      failures.abortedAfterRun('read', 'a tools/post-execute listener', 2000),
+      failures.stalled('read', 'a tools/pre-execute listener', 60000, false),
+      failures.stalled('read', 'a tools/post-execute listener', 60000, true),
+      failures.unknownTool('x'.repeat(100), []),
     ]
     for (const f of samples)
       expect(readme).toContain(squash(`| \`${f.kind}\` | \`${f.code}\` | ${f.message} |`))

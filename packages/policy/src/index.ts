@@ -3,17 +3,36 @@
 
 // Permission engine (issue 4 §2): rules, presets, protected paths, grants, denial fuse.
 export * from './permissions/index.js'
-export { bwrapArgs, protectedMounts } from './sandbox/bwrap.js'
+export { AUTO_RUN_PATHS, type AutoRunPath, HOME_GIT_CONFIG, SHELL_RC_FILES } from './sandbox/auto-run.js'
+export { bwrapArgs, type IsolationFlags } from './sandbox/bwrap.js'
 export { confine } from './sandbox/confine.js'
-export { probeSandbox } from './sandbox/probe.js'
+export { CREDENTIAL_STORES, type CredentialStore } from './sandbox/credential-stores.js'
 export {
-  type Confinement,
-  DEFAULT_PROTECTED_PATHS,
-  type Enforcement,
-  type SandboxMode,
-  type SandboxPolicy,
-  type SandboxProbe,
+  bashEnvironment,
+  ENV_ALLOWLIST,
+  type EnvironmentPolicy,
+  environmentProblems,
+  GIT_SAFE_CONFIG,
+  gitConfigEnvironment,
+  isSecretName,
+  registeredSecretEnv,
+  registerSecretEnv,
+} from './sandbox/environment.js'
+export { type GitConfigEntry, parseGitConfig, readGitConfig } from './sandbox/git-config.js'
+export { type GitLayout, gitLayout } from './sandbox/git-layout.js'
+export type { Mount } from './sandbox/mounts.js'
+export { probeSandbox } from './sandbox/probe.js'
+export { type ProfilePlan, planProfile } from './sandbox/profile.js'
+export { unixSocketFilter } from './sandbox/seccomp.js'
+export type {
+  Confinement,
+  Enforcement,
+  ProbeChecks,
+  SandboxMode,
+  SandboxPolicy,
+  SandboxProbe,
 } from './sandbox/types.js'
+export { scanWorkspace, type WorkspaceScan } from './sandbox/workspace-scan.js'
 export {
   type CommandPart,
   classifyCommand,

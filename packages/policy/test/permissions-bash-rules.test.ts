@@ -1,4 +1,4 @@
-import { initShellParser, parseRule } from '@toolgate/policy'
+import { initShellParser, parseRule, splitCompound } from '@toolgate/policy'
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { bash, engineFor, makeSandbox, type Sandbox } from './permissions-helpers.js'
 
@@ -102,12 +102,30 @@ describe('a compound command is allowed only when every part is', () => {
     })
   })
 
-  test('an unparseable or incompletely split command is never matched part by part', () => {
+  test('a redirect belongs to the last command, as bash reads it, and a rule does not cover it', () => {
     const engine = engineFor(sb, { rules: allow('bash(cd src)', 'bash(echo x)') })
-    // the redirect belongs to the whole list, not to a part the rules name
+    // tree-sitter-bash hangs `> out.txt` on the whole list; bash applies it to `echo x` only.
+    expect(splitCompound('cd src && echo x > out.txt')?.map((p) => p.canonical)).toEqual([
+      'cd src',
+      'echo x > out.txt',
+    ])
     expect(engine.decide(bash('cd src && echo x > out.txt'))).toMatchObject({
       kind: 'ask',
       step: 'mode-default',
+      why: 'the command is not read-only (redirect writes to out.txt) and no sandbox confines it',
+      offerSessionGrant: true,
+    })
+  })
+
+  test('an unparseable or incompletely split command is never matched part by part', () => {
+    const engine = engineFor(sb, { rules: allow('bash(ls)', 'bash(echo x)') })
+    expect(engine.decide(bash('f() { ls; }; echo x'))).toMatchObject({
+      kind: 'ask',
+      step: 'mode-default',
+      offerSessionGrant: false,
+    })
+    expect(engine.decide(bash('echo x; ls "unterminated'))).toMatchObject({
+      kind: 'ask',
       offerSessionGrant: false,
     })
   })

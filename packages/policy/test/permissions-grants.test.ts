@@ -16,6 +16,7 @@ describe('allow for this session', () => {
     expect(engine.describeAsk('c1')).toEqual({
       callId: 'c1',
       toolName: 'bash',
+      subject: 'npm install',
       displayReason:
         'The command is not read-only (npm install can run package scripts or change files) and no sandbox confines it.',
       offerSessionGrant: true,
@@ -135,7 +136,7 @@ describe("approval policy 'never' (headless)", () => {
     const d = engine.decide(bash('npm install && npm run build'))
     expect(d).toMatchObject({ kind: 'deny', step: 'mode-default' })
     expect(d.kind === 'deny' && d.reason).toBe(
-      `This bash call needs approval (the command is not read-only (npm install can run package scripts or change files) and no sandbox confines it), but the session is non-interactive (approval policy 'never'), so it was denied and did not run. To allow it, the user can add "bash(npm install)" and "bash(npm run build)" to "permissions.allow" in ${sb.root}/.toolgate/settings.json (this project) or ${sb.home}/.toolgate/settings.json (all projects). Until then, use a different approach.`,
+      `This bash call needs approval (the command is not read-only (npm install can run package scripts or change files; npm run can run package scripts or change files) and no sandbox confines it), but the session is non-interactive (approval policy 'never'), so it was denied and did not run. To allow it, the user can add "bash(npm install)" and "bash(npm run build)" to "permissions.allow" in ${sb.root}/.toolgate/settings.json (this project) or ${sb.home}/.toolgate/settings.json (all projects). Until then, use a different approach.`,
     )
   })
 

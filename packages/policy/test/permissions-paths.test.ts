@@ -98,12 +98,16 @@ describe('protected paths: an ordered table, first match decides', () => {
     expect(engine.decide(bash('cat .git/hooks/pre-commit.sample'))).toMatchObject({ kind: 'allow' })
   })
 
-  test('bash: a read-only command reading a computed path asks (the scan cannot see it)', () => {
-    const d = engineFor(sb).decide(bash('cat "$(printf ~/.s)sh/id_rsa"'))
-    expect(d).toMatchObject({ kind: 'ask', step: 'mode-default' })
-    expect(d.kind === 'ask' && d.displayReason).toBe(
-      '"cat "$(printf ~/.s)sh/id_rsa"" reads a path computed at run time and no sandbox confines it.',
-    )
+  test('bash: a read-only command reading a computed path asks in every preset (it may be protected)', () => {
+    for (const preset of ['read-only', 'workspace-write', 'danger-full-access'] as const) {
+      for (const sandboxed of [false, true]) {
+        const d = engineFor(sb, { preset, sandboxed }).decide(bash('cat "$(printf ~/.s)sh/id_rsa"'))
+        expect(d).toMatchObject({ kind: 'ask', step: 'protected-path', offerSessionGrant: false })
+        expect(d.kind === 'ask' && d.displayReason).toBe(
+          '"cat "$(printf ~/.s)sh/id_rsa"" reads a path only known at run time (command substitution), which may be a protected path (credentials, secrets, configuration).',
+        )
+      }
+    }
   })
 })
 

@@ -82,7 +82,7 @@ describe('precedence', () => {
       reason:
         'ask-rule: the rule "ask bash(make deploy)" (the permissions() options) requires approval for "make deploy"',
       displayReason:
-        'The rule "ask bash(make deploy)" (the permissions() options) requires approval for "make deploy".',
+        'The rule "ask bash(make deploy)" (the permissions() options) requires approval for "make deploy". Also: make: runs the recipes of a Makefile.',
       why: 'the rule "ask bash(make deploy)" (the permissions() options) requires approval for "make deploy"',
       offerSessionGrant: false,
       looping: false,
@@ -182,7 +182,7 @@ describe('presets', () => {
     expect(d).toMatchObject({
       kind: 'ask',
       step: 'mode-default',
-      displayReason: '"rm -rf build" is destructive (rm is destructive).',
+      displayReason: '"rm -rf build" is destructive (rm is destructive). Also: rm changes files.',
       offerSessionGrant: false,
     })
     expect(engineFor(sb).decide(bash('npm install'))).toMatchObject({

@@ -29,6 +29,7 @@ describe('classifyCommand: exact results', () => {
     expect(classifyCommand('git diff 2>/dev/null > patch.diff 2>&1')).toEqual({
       readOnly: false,
       reason: 'redirect writes to patch.diff',
+      reasons: ['redirect writes to patch.diff'],
       commands: [
         {
           text: 'git diff 2>/dev/null > patch.diff 2>&1',
@@ -66,10 +67,21 @@ describe('classifyCommand: exact results', () => {
   })
 
   test('syntax it does not analyse fails closed, says so and is marked unsure', () => {
-    expect(classifyCommand('for f in *; do cat $f; done')).toEqual({
+    expect(classifyCommand('for ((i=0; i<3; i++)); do cat $i; done')).toEqual({
       readOnly: false,
-      reason: "shell syntax 'for_statement' is not analysed",
-      commands: [],
+      reason: "shell syntax 'c_style_for_statement' is not analysed",
+      reasons: ["shell syntax 'c_style_for_statement' is not analysed"],
+      // The commands inside are still recorded (deny rules and protected paths see them).
+      commands: [
+        {
+          text: 'cat $i',
+          canonical: 'cat $i',
+          program: 'cat',
+          readOnly: true,
+          reason: 'cat only reads',
+          writes: [],
+        },
+      ],
       writes: [],
       unsure: true,
     })
@@ -152,9 +164,9 @@ describe('splitCompound', () => {
   })
 
   test('refuses to split what it cannot represent part by part', () => {
-    expect(splitCompound('if true; then ls; fi')).toBeUndefined()
+    expect(splitCompound('for ((;;)); do ls; done')).toBeUndefined()
     expect(splitCompound('(ls) > out')).toBeUndefined()
-    expect(splitCompound('ls &')).toBeUndefined()
+    expect(splitCompound('f() { ls; }')).toBeUndefined()
     expect(splitCompound('')).toBeUndefined()
   })
 })

@@ -35,6 +35,9 @@ test('property: joining any read-only command with an unsafe one is never read-o
       fc.constantFrom(' && ', ' || ', '; ', ' | ', '\n'),
       fc.boolean(),
       (ro, bad, sep, badFirst) => {
+        // `ro | cd /tmp/evil && git status`: the cd runs in the pipeline's subshell, so git runs
+        // where the command started, which is read-only (as bash runs it).
+        fc.pre(!(sep === ' | ' && !badFirst && /^((command|builtin) )?(cd|pushd) /.test(bad)))
         const cmd = badFirst ? `${bad}${sep}${ro}` : `${ro}${sep}${bad}`
         expect(classifyCommand(cmd).readOnly, cmd).toBe(false)
       },

@@ -1,6 +1,12 @@
 // createModelClient: a codec + the HTTP transport, for one provider, model and endpoint.
 import { anthropicCodec } from './codecs/anthropic.js'
-import type { DecodedResponse, SchemaFallback, WireCodec } from './codecs/codec.js'
+import type {
+  DecodedResponse,
+  EncodedRequest,
+  SchemaFallback,
+  SchemaOmission,
+  WireCodec,
+} from './codecs/codec.js'
 import { openaiChatCodec } from './codecs/openai-chat.js'
 import { openaiResponsesCodec } from './codecs/openai-responses.js'
 import type { ModelClient, ModelRequest, ModelStreamEvent, Provider } from './model.js'
@@ -35,6 +41,10 @@ export interface ModelClientOptions extends TransportOptions {
   readonly headers?: Readonly<Record<string, string>>
   /** Told about each tool that could not be sent strict (keyword and path). */
   readonly onSchemaFallback?: (fallback: SchemaFallback) => void
+  /** Told about each tool left out of a request because its schema cannot be sent at all. */
+  readonly onSchemaOmission?: (omission: SchemaOmission) => void
+  /** Anthropic: the API's tool search for tools marked deferLoading (see EncodeOptions). */
+  readonly nativeToolSearch?: 'bm25' | 'regex'
 }
 
 export interface HttpModelClient extends ModelClient {
@@ -50,6 +60,15 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
   const maxTokens = options.maxTokens ?? 8192
   // Invalid limits fail here, when the client is made, not on the first request.
   const limits = resolveTransport(options)
+  // A request's own headers (a beta it uses) join a caller's list of the same header.
+  const withRequest = (encoded: EncodedRequest): Record<string, string> => {
+    const out: Record<string, string> = { ...headers }
+    for (const [k, v] of Object.entries(encoded.headers ?? {})) {
+      const key = Object.keys(out).find((h) => h.toLowerCase() === k.toLowerCase()) ?? k
+      out[key] = out[key] === undefined ? v : `${out[key]},${v}`
+    }
+    return out
+  }
 
   const encode = (request: ModelRequest, stream: boolean) => {
     const encoded = codec.encodeRequest(request, {
@@ -57,17 +76,31 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
       maxTokens,
       stream,
       ...(options.strictTools !== undefined ? { strictTools: options.strictTools } : {}),
+      ...(options.nativeToolSearch !== undefined ? { nativeToolSearch: options.nativeToolSearch } : {}),
     })
     for (const f of encoded.schemaFallbacks) options.onSchemaFallback?.(f)
+    for (const o of encoded.schemaOmissions) options.onSchemaOmission?.(o)
     return encoded
+  }
+
+  const send = async (request: ModelRequest, stream: boolean, signal: AbortSignal | undefined) => {
+    const encoded = encode(request, stream)
+    const connection = await postJson(
+      options.provider,
+      url,
+      withRequest(encoded),
+      encoded.body,
+      options,
+      signal,
+    )
+    return { encoded, connection }
   }
 
   return {
     provider: options.provider,
     model: options.model,
     async *stream(request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
-      const encoded = encode(request, true)
-      const connection = await postJson(options.provider, url, headers, encoded.body, options, signal)
+      const { encoded, connection } = await send(request, true, signal)
       try {
         const body = connection.response.body
         if (!body) throw new ProviderStreamError('the response has no body; the server does not stream.')
@@ -103,8 +136,7 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
       }
     },
     async complete(request: ModelRequest, signal?: AbortSignal): Promise<DecodedResponse> {
-      const encoded = encode(request, false)
-      const connection = await postJson(options.provider, url, headers, encoded.body, options, signal)
+      const { connection } = await send(request, false, signal)
       let text: string
       try {
         text = await readText(connection)

@@ -18,6 +18,7 @@ type Slot =
   | { kind: 'text'; text: string }
   | { kind: 'reasoning'; text: string; signature?: string }
   | { kind: 'call'; callId: string; name: string; arguments?: string }
+  | { kind: 'server'; part: Extract<AssistantPart, { type: 'server-block' }> }
 
 /**
  * Collect a stream into the final assistant message (parts in stream order; a tool call keeps the
@@ -57,6 +58,12 @@ export async function collectTurn(
       }
       case 'tool-call-delta':
         break
+      case 'server-block':
+        slots.push({
+          kind: 'server',
+          part: { type: 'server-block', provider: event.provider, block: event.block },
+        })
+        break
       case 'tool-call-complete': {
         let slot = calls.get(event.callId)
         if (!slot) {
@@ -87,6 +94,7 @@ export async function collectTurn(
         text: s.text,
         ...(s.signature !== undefined ? { signature: s.signature } : {}),
       })
+    else if (s.kind === 'server') parts.push(s.part)
     else if (s.arguments !== undefined)
       parts.push({ type: 'tool-call', callId: s.callId, name: s.name, arguments: s.arguments })
   }

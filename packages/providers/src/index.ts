@@ -1,5 +1,13 @@
 // @toolgate/providers: wire codecs, stream assembly, schema dialects and HTTP transport.
 
+// Kept here for compatibility; the normalizer lives in core (the MCP bridge uses it too).
+export {
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_NODES,
+  type NormalizedSchema,
+  normalizeSchema,
+  type SchemaNote,
+} from '@toolgate/core'
 export { CODECS, createModelClient, type HttpModelClient, type ModelClientOptions } from './client.js'
 export { anthropicCodec } from './codecs/anthropic.js'
 export type {
@@ -8,6 +16,7 @@ export type {
   EncodedRequest,
   EncodeOptions,
   SchemaFallback,
+  SchemaOmission,
   StreamDecoder,
   WireCodec,
 } from './codecs/codec.js'
@@ -32,7 +41,7 @@ export type { ModelClient, ModelRequest, ModelStreamEvent, Provider, Usage } fro
 export { SchemaDialectError } from './schema/dialect-error.js'
 export { DIALECTS, type DialectProfile, SCHEMA_DIALECTS, type SchemaDialect } from './schema/dialects.js'
 export { normalizeArgs } from './schema/normalize-args.js'
-export { toProviderSchema } from './schema/to-provider-schema.js'
+export { compileProviderSchema, type SchemaUsage, toProviderSchema } from './schema/to-provider-schema.js'
 export {
   type ScriptedModel,
   type ScriptedModelOptions,

@@ -1,6 +1,6 @@
 // The canonical conversation model every codec translates to and from (seed 003 §2.6: one internal
 // representation, one translation per wire family).
-import type { ContentBlock, ToolSchema } from '@toolgate/core'
+import type { ContentBlock, JsonObject, ToolSchema } from '@toolgate/core'
 
 export type { ContentBlock, ToolSchema }
 
@@ -20,6 +20,12 @@ export type AssistantPart =
   | { readonly type: 'reasoning'; readonly text: string; readonly signature?: string }
   /** `arguments` is the raw JSON text as the model produced it; never parsed here (the runtime does). */
   | { readonly type: 'tool-call'; readonly callId: string; readonly name: string; readonly arguments: string }
+  /**
+   * A block the provider's own server produced and ran (Anthropic `server_tool_use` and its
+   * `*_tool_result`, e.g. native tool search). Opaque: replayed verbatim to that provider, dropped
+   * on any other wire (like unsigned reasoning). Never a call toolgate runs.
+   */
+  | { readonly type: 'server-block'; readonly provider: 'anthropic'; readonly block: JsonObject }
 
 export interface AssistantMessage {
   readonly role: 'assistant'

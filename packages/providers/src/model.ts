@@ -1,5 +1,5 @@
 // The interface the agent loop consumes: one request in, a stream of normalized events out.
-import type { ToolSchema } from '@toolgate/core'
+import type { JsonObject, ToolSchema } from '@toolgate/core'
 import type { Message } from './messages.js'
 import type { StopReason } from './stop-reasons.js'
 
@@ -41,6 +41,8 @@ export type ModelStreamEvent =
   /** Opaque signature of the reasoning so far (Anthropic thinking), needed to send it back. */
   | { readonly type: 'reasoning-signature'; readonly signature: string }
   | { readonly type: 'tool-call-start'; readonly callId: string; readonly name: string }
+  /** A complete provider-side block (server tool use or its result), kept for replay. */
+  | { readonly type: 'server-block'; readonly provider: 'anthropic'; readonly block: JsonObject }
   | { readonly type: 'tool-call-delta'; readonly callId: string; readonly argumentsDelta: string }
   /**
    * The call's block has ended. `arguments` is the raw JSON text, possibly malformed: the codec never

@@ -77,7 +77,7 @@ describe('toProviderSchema', () => {
     })
   })
 
-  test('anthropic-strict: optional stays optional; numeric and length constraints move into descriptions', () => {
+  test('anthropic-strict: optional stays optional; numeric and length constraints move into descriptions; every object closed', () => {
     expect(toProviderSchema(schema, 'anthropic-strict')).toEqual({
       type: 'object',
       properties: {
@@ -92,7 +92,7 @@ describe('toProviderSchema', () => {
         tags: {
           description: 'minItems: 2',
           type: 'array',
-          items: { type: 'object', properties: { k: { type: 'string' } } },
+          items: { type: 'object', properties: { k: { type: 'string' } }, additionalProperties: false },
           minItems: 1,
         },
         target: { anyOf: [{ type: 'string', format: 'uri' }, { $ref: '#/$defs/loc' }] },
@@ -104,6 +104,7 @@ describe('toProviderSchema', () => {
           type: 'object',
           properties: { line: { description: 'exclusiveMinimum: 0', type: 'integer' } },
           required: ['line'],
+          additionalProperties: false,
         },
       },
     })
@@ -261,6 +262,7 @@ describe('SchemaDialectError', () => {
     expect(toProviderSchema(disjoint, 'anthropic-strict')).toEqual({
       type: 'object',
       properties: { x: { anyOf: [{ type: 'integer' }, { type: 'string' }] } },
+      additionalProperties: false,
     })
   })
 

@@ -102,6 +102,35 @@ describe('prompt caching on the wire', () => {
     expect(JSON.stringify(plain)).not.toContain('prompt_cache_key')
   })
 
+  test('anthropic with native tool search: the breakpoint is on the last tool sent in full, never on a deferred one or the search tool', async () => {
+    server = await loopback([sse(anthropic.parallel), sse(anthropic.parallel)])
+    const client = createModelClient({
+      provider: 'anthropic',
+      baseUrl: server.origin,
+      apiKey: 'k',
+      model: 'm',
+      retries: 0,
+      timeoutMs: 5000,
+      nativeToolSearch: 'bm25',
+    })
+    const deferred = { ...tools[1], name: 'mcp__srv__find', deferLoading: true }
+    await drain(client.stream({ messages: history, tools: [tools[0], deferred, tools[1]], cache: {} }))
+    // The deferred tool last: the breakpoint moves back to the last tool that is not deferred.
+    await drain(client.stream({ messages: history, tools: [tools[0], deferred], cache: {} }))
+    const [body, last] = server.requests.map((r) => (r.body as { tools: Record<string, unknown>[] }).tools)
+    expect(body!.map((t) => [t.name, t.defer_loading, t.cache_control])).toEqual([
+      ['read', undefined, undefined],
+      ['mcp__srv__find', true, undefined],
+      ['grep', undefined, { type: 'ephemeral' }],
+      ['tool_search_tool_bm25', undefined, undefined],
+    ])
+    expect(last!.map((t) => [t.name, t.defer_loading, t.cache_control])).toEqual([
+      ['read', undefined, { type: 'ephemeral' }],
+      ['mcp__srv__find', true, undefined],
+      ['tool_search_tool_bm25', undefined, undefined],
+    ])
+  })
+
   test.each(['openai-chat', 'openai-responses'] as const)(
     '%s: prompt_cache_key only when a key is given',
     async (provider) => {

@@ -3,8 +3,10 @@ import { homedir, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import {
   checkProtected,
-  PROTECTED_PATHS,
+  type EnvironmentPolicy,
+  environmentProblems,
   type ProtectedPath,
+  protectedPathsFor,
   realPath,
   type SandboxMode,
   type SandboxPolicy,
@@ -20,11 +22,24 @@ export interface BuiltinToolsOptions {
   /** The workspace root; relative paths in arguments resolve against it. */
   readonly root: string
   /**
-   * Confinement for bash (`confine` from @toolgate/policy). Default `'workspace-write'` (fail
-   * closed): bubblewrap when it works, otherwise enforcement `none` with a diagnostic, which the
-   * permission engine answers by asking before commands that are not read-only. `false`: no sandbox.
+   * Confinement for bash (`confine` from @toolgate/policy): the preset whose profile bash runs
+   * under — pass the session's preset. Default `'workspace-write'` (fail closed): bubblewrap when
+   * it works, otherwise enforcement `none` with a diagnostic, which the permission engine answers
+   * by asking before commands that are not read-only. `false`: no sandbox (the environment
+   * allowlist and git's safe configuration still apply; processes are still contained, see README).
    */
   readonly sandbox?: SandboxOption
+  /** The bubblewrap binary (default `bwrap` on PATH). */
+  readonly bwrapPath?: string
+  /** Variables bash gets besides `ENV_ALLOWLIST` (credential-looking names are refused). */
+  readonly environment?: EnvironmentPolicy
+  /** Git configuration for bash's git commands, after `GIT_SAFE_CONFIG` (the user's opt-ins). */
+  readonly gitConfig?: Readonly<Record<string, string>>
+  /**
+   * Bytes of each stream a spill file keeps: the first half and the last half of the output, with
+   * a marker line between (default 32 MiB, so one call cannot fill the disk).
+   */
+  readonly maxSpillBytes?: number
   /**
    * The session's temp directory: bash spill files, and `/tmp` inside the sandbox. Default: a fresh
    * `toolgate-*` directory under the OS temp directory, created on first use.
@@ -39,7 +54,7 @@ export interface BuiltinToolsOptions {
   /** Share read-before-edit state with another component (default: a fresh one per plugin). */
   readonly observations?: FsObservations
   /**
-   * Paths protected for reading (the permission engine's table; default `PROTECTED_PATHS`):
+   * Paths protected for reading (the permission engine's table; default `protectedPathsFor(root)`):
    * a directory search never reads them. Pass the same table as the engine's if you change it.
    */
   readonly protectedPaths?: readonly ProtectedPath[]
@@ -53,6 +68,10 @@ export interface ToolsEnv {
   readonly grepBackend: GrepBackend
   readonly killGraceMs: number
   readonly maxCaptureBytes: number
+  readonly maxSpillBytes: number
+  readonly bwrapPath: string | undefined
+  readonly environment: EnvironmentPolicy | undefined
+  readonly gitConfig: Readonly<Record<string, string>>
   /** The session temp directory, created on first use. */
   sessionDir(): string
   /** A fresh, unique spill file path in the session directory. */
@@ -62,18 +81,32 @@ export interface ToolsEnv {
    * (`.env` files, credentials), so only a person may let the agent read it, by name.
    */
   searchExcludes(absolute: string): boolean
+  /**
+   * The protected-path table and home directories the file tools check every opened file against
+   * (its real path, from the descriptor): a link cannot carry a call into a protected file.
+   */
+  readonly protection: { readonly table: readonly ProtectedPath[]; readonly homes: readonly string[] }
   /** The todo list (todo_write replaces it). */
   todos: readonly { readonly content: string; readonly status: string; readonly id?: string }[]
 }
 
 export const DEFAULT_CAPTURE_BYTES = 64 * 1024
 export const DEFAULT_KILL_GRACE_MS = 2000
+export const DEFAULT_SPILL_BYTES = 32 * 1024 * 1024
 
 export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
   if (typeof options.root !== 'string' || options.root === '') {
     throw new TypeError('builtinTools: `root` must be the workspace directory')
   }
   const root = resolve(options.root)
+  const spill = options.maxSpillBytes
+  if (spill !== undefined && (!Number.isSafeInteger(spill) || spill < 2)) {
+    throw new TypeError(
+      `builtinTools: maxSpillBytes must be a whole number of bytes, at least 2 (got ${String(spill)})`,
+    )
+  }
+  const problems = environmentProblems(options.environment)
+  if (problems.length > 0) throw new TypeError(`builtinTools: environment.allow: ${problems.join('; ')}`)
   let dir = options.tempDir === undefined ? undefined : resolve(options.tempDir)
   let spills = 0
   const sessionDir = (): string => {
@@ -81,8 +114,8 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     mkdirSync(join(dir, 'tmp'), { recursive: true })
     return dir
   }
-  const sandbox = sandboxPolicy(root, options.sandbox ?? 'workspace-write', () => join(sessionDir(), 'tmp'))
-  const table = options.protectedPaths ?? PROTECTED_PATHS
+  const sandbox = sandboxPolicy(root, options.sandbox ?? 'workspace-write', sessionDir, options)
+  const table = options.protectedPaths ?? protectedPathsFor(root)
   const home = homedir()
   const homes = [...new Set([home, realPath(home) ?? home])]
   return {
@@ -92,6 +125,10 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     grepBackend: options.grepBackend ?? 'auto',
     killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     maxCaptureBytes: options.maxCaptureBytes ?? DEFAULT_CAPTURE_BYTES,
+    maxSpillBytes: options.maxSpillBytes ?? DEFAULT_SPILL_BYTES,
+    bwrapPath: options.bwrapPath,
+    environment: options.environment,
+    gitConfig: options.gitConfig ?? {},
     sessionDir,
     spillPath(stem) {
       spills += 1
@@ -100,19 +137,34 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     // Files met by a directory walk are not symlinks (both backends skip those): as written is real.
     searchExcludes: (absolute) =>
       checkProtected(table, { lexical: absolute, real: absolute }, 'read', homes) !== undefined,
+    protection: { table, homes },
     todos: [],
   }
 }
 
-function sandboxPolicy(root: string, option: SandboxOption, tmp: () => string): SandboxPolicy | undefined {
+function sandboxPolicy(
+  root: string,
+  option: SandboxOption,
+  sessionDir: () => string,
+  options: BuiltinToolsOptions,
+): SandboxPolicy | undefined {
   if (option === false) return undefined
   const base = typeof option === 'string' ? { mode: option } : option
-  // The policy object is built lazily per call (see bash), so the temp dir only exists when used.
+  // The policy object is read per call (see bash), so the session directory only exists when used,
+  // and a caller that changes `mode` on its object (the CLI's /preset) changes the next call's profile.
   return {
     ...base,
     root,
+    get mode() {
+      return base.mode
+    },
+    ...(options.environment === undefined ? {} : { environment: options.environment }),
+    ...(options.gitConfig === undefined ? {} : { gitConfig: options.gitConfig }),
     get tmpDir() {
-      return base.tmpDir ?? tmp()
+      return base.tmpDir ?? join(sessionDir(), 'tmp')
+    },
+    get stagingDir() {
+      return base.stagingDir ?? join(sessionDir(), 'git-staging')
     },
   } as SandboxPolicy
 }

@@ -15,7 +15,13 @@ export { type UnifiedDiff, unifiedDiff } from './fs/diff.js'
 export { type FileStamp, FsObservations, type ObservationCheck } from './fs/observations.js'
 export * from './jobs/index.js'
 export { builtinToolDefinitions, builtinTools } from './plugin.js'
-export { globToRegExp } from './search/glob-pattern.js'
+export {
+  compileGlob,
+  GLOB_MAX_PATTERN_CHARS,
+  type GlobMatcher,
+  GlobPatternError,
+  globSource,
+} from './search/glob-match.js'
 export {
   GREP_MAX_ENTRIES,
   GREP_MAX_LINE_CHARS,
@@ -88,6 +94,17 @@ export {
   todoWriteTool,
   todoWriteValueSchema,
 } from './tools/todo-write.js'
+export {
+  type DeferredCatalog,
+  nameWords,
+  renderSearch,
+  scoreTool,
+  TOOL_SEARCH_DESCRIPTION,
+  type ToolSearchOptions,
+  type ToolSearchValue,
+  toolSearchParameters,
+  toolSearchTool,
+} from './tools/tool-search.js'
 export {
   renderWrite,
   WRITE_DESCRIPTION,

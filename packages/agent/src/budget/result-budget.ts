@@ -4,7 +4,10 @@
 // exactly which lines were left out, and gets the full text in a file with a ready `read` call for
 // them. `read` is exempt: its own line limits bound it, and spilling a read result would send the
 // model to read the spill file, which would spill again — two correct mechanisms composing into a
-// loop (§9.2, §13.5).
+// loop (§9.2, §13.5). MCP tools (`mcp__*`) are exempt too: they bound their own output by tokens in
+// finalizeContent, AFTER post-execute, so post-execute listeners (redaction) see the untruncated
+// output (§5.2, §12.3); cutting them here would cut twice and hide the output from the listeners
+// after this one.
 //
 // It is a tools/post-execute listener, so the pipeline stays the one place content is decided:
 // only the content is replaced; the value (and the session log's copy of it) stays complete.
@@ -25,7 +28,7 @@ export interface ResultBudgetOptions {
   readonly maxTokens?: number
   /** Per-tool budgets in tokens; `Infinity` exempts a tool. */
   readonly limits?: Readonly<Record<string, number>>
-  /** Tools never budgeted. Default ['read']. */
+  /** Tools never budgeted; `prefix*` names every tool with that prefix. Default ['read', 'mcp__*']. */
   readonly exempt?: readonly string[]
   /** Share of the kept text taken from the head. Default 0.7. */
   readonly headRatio?: number
@@ -41,14 +44,18 @@ export const DEFAULT_RESULT_TOKENS = 6_000
 const READ_MAX_LINES = 2000
 /** Tokens of the budget kept for the marker and the notice. */
 const NOTICE_RESERVE = 150
+/** read bounds itself by lines; MCP tools by tokens, after post-execute. */
+export const DEFAULT_EXEMPT: readonly string[] = ['read', 'mcp__*']
 
 export function resultBudget(options: ResultBudgetOptions): Plugin {
   const spill = new SpillDirectory(options.spillDir, options.root)
-  const exempt = new Set(options.exempt ?? ['read'])
+  const exemptions = options.exempt ?? DEFAULT_EXEMPT
+  const exempt = new Set(exemptions.filter((e) => !e.endsWith('*')))
+  const prefixes = exemptions.filter((e) => e.endsWith('*')).map((e) => e.slice(0, -1))
   const headRatio = options.headRatio ?? 0.7
   const shown = (file: string) => displayPath(file, options.root)
   const limitOf = (name: string) =>
-    exempt.has(name)
+    exempt.has(name) || prefixes.some((p) => name.startsWith(p))
       ? Number.POSITIVE_INFINITY
       : (options.limits?.[name] ?? options.maxTokens ?? DEFAULT_RESULT_TOKENS)
 

@@ -54,7 +54,9 @@ export function messageTokens(message: Message): number {
         n +=
           p.type === 'tool-call'
             ? estimateTokens(p.name) + estimateTokens(p.arguments)
-            : estimateTokens(p.text)
+            : p.type === 'server-block'
+              ? estimateTokens(JSON.stringify(p.block))
+              : estimateTokens(p.text)
       }
       break
     default: {

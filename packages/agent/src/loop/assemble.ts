@@ -9,6 +9,8 @@ type Slot =
   | { kind: 'text'; text: string }
   | { kind: 'reasoning'; text: string; signature?: string }
   | { kind: 'call'; callId: string; name: string; arguments?: string; strict?: boolean }
+  /** A provider's own server block (native tool search): kept in order for replay, never run. */
+  | { kind: 'server'; part: Extract<AssistantPart, { type: 'server-block' }> }
 
 export class TurnAssembler {
   private readonly slots: Slot[] = []
@@ -45,6 +47,12 @@ export class TurnAssembler {
         return undefined
       }
       case 'tool-call-delta':
+        return undefined
+      case 'server-block':
+        this.slots.push({
+          kind: 'server',
+          part: { type: 'server-block', provider: event.provider, block: event.block },
+        })
         return undefined
       case 'tool-call-complete': {
         let slot = this.calls.get(event.callId)
@@ -84,6 +92,8 @@ export class TurnAssembler {
           text: s.text,
           ...(s.signature !== undefined ? { signature: s.signature } : {}),
         })
+      } else if (s.kind === 'server') {
+        parts.push(s.part)
       } else if (s.arguments !== undefined) {
         parts.push({ type: 'tool-call', callId: s.callId, name: s.name, arguments: s.arguments })
       }

@@ -28,6 +28,7 @@ import {
 } from '@toolgate/providers'
 import { type ResultBudgetOptions, resultBudget } from '../budget/result-budget.js'
 import { createCards } from '../cards.js'
+import type { DeferredTools } from '../context/deferred-tools.js'
 import {
   actionPayload,
   ContextManager,
@@ -100,6 +101,13 @@ export interface RunAgentOptions {
    * (`rebuildHistory`). Default false.
    */
   readonly transcript?: boolean
+  /**
+   * Called before each request, between turns (e.g. an MCP manager's sync(), so tool lists change
+   * at a turn boundary and never mid-request).
+   */
+  readonly beforeTurn?: () => void
+  /** Deferred loading (seed 003 §10): which tools are sent, and the per-turn note of the others. */
+  readonly deferredTools?: DeferredTools
 }
 
 export interface AgentRun extends AsyncIterable<AgentEvent> {
@@ -172,6 +180,8 @@ async function drive(
       ? runtime.use(resultBudget(budgetOptions))
       : runtime.agent(agent).use(resultBudget(budgetOptions))
     : undefined
+
+  const deferredGuard = o.deferredTools?.guard(runtime)
 
   // Approval events of this run's calls: live through a tap, else read from the log as calls settle.
   const ours = new Set<string>()
@@ -273,7 +283,13 @@ async function drive(
         })
       }
 
-      const tools = o.tools ?? runtime.schemas(agent)
+      try {
+        o.beforeTurn?.()
+      } catch (error) {
+        safeAppend(runtime, 'agent/before-turn-error', { error: describe(error) })
+      }
+      let tools = o.tools ?? runtime.schemas(agent)
+      if (o.deferredTools) tools = o.deferredTools.plan(tools).tools
       const schemaOf = (name: string) => tools.find((t) => t.name === name)
 
       // Context pressure: elide old results, then compact, so the request fits the window.
@@ -306,6 +322,12 @@ async function drive(
             'context_overflow',
             `stopped before request ${turn}: it would hold about ${size} tokens and the context window leaves ${usable} for input (window ${o.context!.window}, ${maxOutput} reserved for the reply), even after eliding every tool result and compacting`,
           )
+      }
+      // After the context is relieved: a compaction that summarized earlier notes makes announce()
+      // list every deferred tool again, in full, in this very request (seed 003 §10.7).
+      if (o.deferredTools) {
+        const note = o.deferredTools.announce(history)
+        if (note) append(note)
       }
       const executor = new TurnExecutor({
         runtime,
@@ -524,6 +546,7 @@ async function drive(
   } finally {
     subscription?.dispose()
     budget?.dispose()
+    deferredGuard?.dispose()
   }
 }
 

@@ -1,10 +1,12 @@
 // The terminal approval answerer (seed 000 step 10: the registry never prompts; an answerer does).
 // One key decides: y = allow once, a = allow for this session (only when the permission engine
 // offers a session grant), n / Esc = reject, Ctrl-C = cancel and interrupt the run. Prompts are
-// serialized: parallel calls that ask wait their turn. The request carries no arguments; the prompt
-// names the call by its pending card, which is already on screen (no second copy that could drift).
+// serialized: parallel calls that ask wait their turn. The prompt names the call by its pending
+// card, then shows what is approved in full (issue 12 §7): the whole command, with control
+// characters, invisible and bidirectional format characters and long runs of blanks made visible
+// (a carriage return, an escape sequence or 150 spaces must not hide `| sh`), never cut short
+// without saying so, and every reason the policy gave.
 import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
-import type { InStream } from '../io.js'
 import type { Style } from '../render/colors.js'
 import type { Screen } from '../render/progress.js'
 
@@ -13,14 +15,27 @@ export type PromptAnswer = 'once' | 'session' | 'reject' | 'cancel'
 export interface AskInfo {
   /** One line naming the call (its card detail), e.g. "bash $ pnpm lint". */
   readonly title: string
+  /** What is approved, whole: the bash command, or the call's arguments as JSON. */
+  readonly subject?: string
   /** Why the policy asks (the engine's displayReason, else the request's). */
   readonly reason?: string
   /** Whether "allow for this session" may be offered. */
   readonly offerSession: boolean
 }
 
+/** What the prompt needs of stdin: raw keys, flowing or paused. */
+export interface KeyInput {
+  readonly isRaw?: boolean
+  readonly readableFlowing?: boolean | null
+  setRawMode?(raw: boolean): unknown
+  resume(): unknown
+  pause(): unknown
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown
+  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown
+}
+
 export interface TerminalAnswererOptions {
-  readonly stdin: InStream
+  readonly stdin: KeyInput
   readonly screen: Screen
   readonly style: Style
   describe(request: ApprovalRequest): AskInfo
@@ -51,8 +66,16 @@ export function terminalAnswerer(options: TerminalAnswererOptions): ApprovalAnsw
       `${style.bold('n')} reject`,
     ]
     screen.pause()
-    const lines = [`${style.yellow('?')} ${style.bold('Approve')} ${info.title}`]
-    if (info.reason) lines.push(`  ${style.dim(info.reason)}`)
+    const lines = [`${style.yellow('?')} ${style.bold('Approve')} ${visible(info.title, style).text}`]
+    if (info.subject !== undefined) {
+      const shown = visible(info.subject, style)
+      for (const line of shown.text.split('\n')) lines.push(`  ${style.dim('│')} ${line}`)
+      if (shown.omitted > 0)
+        lines.push(
+          `  ${style.yellow(`… ${shown.omitted.toLocaleString('en-US')} more characters not shown (the session log has the whole call)`)}`,
+        )
+    }
+    if (info.reason) lines.push(`  ${style.dim(visible(info.reason, style).text)}`)
     screen.print(`${lines.join('\n')}\n  ${keys.join('  ')} ${style.dim('›')} `)
     const answer = await readKey(options.stdin, request.signal, offerSession)
     let outcome: ApprovalOutcome
@@ -90,11 +113,11 @@ export function terminalAnswerer(options: TerminalAnswererOptions): ApprovalAnsw
 }
 
 /** Wait for one decisive key in raw mode; the terminal is restored on every path. */
-function readKey(stdin: InStream, signal: AbortSignal, offerSession: boolean): Promise<PromptAnswer> {
+function readKey(stdin: KeyInput, signal: AbortSignal, offerSession: boolean): Promise<PromptAnswer> {
   return new Promise((resolve) => {
     const wasRaw = stdin.isRaw === true
     // The interactive session keeps stdin flowing during a turn (Ctrl-C cancels it): leave it so.
-    const wasFlowing = (stdin as { readableFlowing?: boolean | null }).readableFlowing === true
+    const wasFlowing = stdin.readableFlowing === true
     stdin.setRawMode?.(true)
     stdin.resume()
     const done = (answer: PromptAnswer) => {
@@ -136,6 +159,52 @@ export function keyAnswer(ch: string, offerSession: boolean): PromptAnswer | und
     default:
       return undefined
   }
+}
+
+/** At most this many characters of a command are shown; the rest is counted, never dropped silently. */
+export const MAX_SHOWN = 8000
+
+// Characters that do not show as themselves: C0 and C1 controls (a CR returns to the line start,
+// ESC starts terminal sequences), DEL, format characters (bidirectional overrides such as U+202E,
+// zero-width ones), line and paragraph separators, and blanks other than the space.
+const INVISIBLE = /[\p{Cc}\p{Cf}\u2028\u2029]|[^\S \n]/u
+const NAMES: Readonly<Record<string, string>> = {
+  '\r': 'CR',
+  '\t': 'TAB',
+  '\x1b': 'ESC',
+  '\x00': 'NUL',
+  '\x7f': 'DEL',
+}
+
+/**
+ * Text as a person must see it at an approval prompt: every character that does not show as itself
+ * is named (`⟨CR⟩`, `⟨ESC⟩`, `⟨U+202E⟩`), runs of 8 or more spaces and trailing spaces are counted
+ * (`⟨150 spaces⟩`), newlines are kept as line breaks. Longer than MAX_SHOWN: the rest is counted.
+ */
+export function visible(text: string, style?: Style): { readonly text: string; readonly omitted: number } {
+  const mark = (s: string) => (style === undefined ? `⟨${s}⟩` : style.yellow(`⟨${s}⟩`))
+  const chars = [...text]
+  const omitted = Math.max(0, chars.length - MAX_SHOWN)
+  let out = ''
+  for (let i = 0; i < Math.min(chars.length, MAX_SHOWN); i++) {
+    const c = chars[i]!
+    if (c === ' ') {
+      let j = i
+      while (j < chars.length && j < MAX_SHOWN && chars[j] === ' ') j++
+      const run = j - i
+      const trailing = j >= chars.length || chars[j] === '\n'
+      out += run >= 8 || (trailing && run > 0) ? mark(`${run} space${run === 1 ? '' : 's'}`) : ' '.repeat(run)
+      i = j - 1
+      continue
+    }
+    if (c !== '\n' && INVISIBLE.test(c)) {
+      const code = c.codePointAt(0)!
+      out += mark(NAMES[c] ?? `U+${code.toString(16).toUpperCase().padStart(4, '0')}`)
+      continue
+    }
+    out += c
+  }
+  return { text: out, omitted }
 }
 
 function assertNever(value: never): never {

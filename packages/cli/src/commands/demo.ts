@@ -6,7 +6,6 @@ import { DEMO_TASK, demoTurns, LINT_CALL_ID } from '../demo/script.js'
 import { createDemoWorkspace } from '../demo/workspace.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
-import { sandboxLine } from '../render/banner.js'
 import { drive } from './drive.js'
 
 export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
@@ -60,7 +59,7 @@ export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
       [
         `${style.bold('toolgate demo')} ${style.dim('— scripted model, no network')}`,
         `${style.dim('workspace')} ${ws.root}`,
-        `${style.dim('sandbox')}   ${sandboxLine(session.sandbox)}`,
+        `${style.dim('sandbox')}   ${session.sandbox}`,
         `${style.dim('task')}      ${DEMO_TASK}`,
         '',
         '',

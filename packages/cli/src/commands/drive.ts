@@ -59,8 +59,14 @@ export interface TaskLimits {
 
 export interface SessionOptions {
   readonly io: CliIO
-  /** The model, made once the session exists (the demo script depends on whether run_code is there). */
-  readonly model: (session: { readonly codeMode: boolean }) => ModelClient
+  /**
+   * The model, made once the session exists (the demo script depends on whether run_code is
+   * there); `log` appends to the session log (e.g. tools a request had to leave out).
+   */
+  readonly model: (session: {
+    readonly codeMode: boolean
+    readonly log: (type: string, payload: Record<string, JsonValue>) => void
+  }) => ModelClient
   /** For the log's header: the provider name (one name per provider everywhere). */
   readonly provider: string
   readonly root: string
@@ -79,11 +85,15 @@ export interface SessionOptions {
   readonly rules?: SessionSetup['rules']
   readonly isolated?: boolean
   readonly trustSandbox?: boolean
+  /** Start the configured MCP servers. */
+  readonly mcp?: boolean
+  /** Deferred tools are found by the provider's own tool search (the model client uses it too). */
+  readonly nativeToolSearch?: boolean
   /** Used instead of the terminal prompt: always (--yes), or when stdin/stdout is not a TTY. */
   readonly auto: AutoDecision
   readonly forceAuto: boolean
-  /** Printed before the first task (card mode only). */
-  readonly banner?: (style: Style, session: Session) => string
+  /** Printed before the first task (card mode only); `sandbox` is the session's sandbox line. */
+  readonly banner?: (style: Style, session: { readonly sandbox: string }) => string
   /** Extra summary rows. */
   readonly summaryExtra?: (stats: RunStats, peak: number) => [string, string][]
 }
@@ -184,6 +194,10 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
       ...(o.rules ? { rules: o.rules } : {}),
       ...(o.isolated ? { isolated: true } : {}),
       ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
+      ...(o.mcp ? { mcp: true } : {}),
+      // MCP tools are deferred past 10% of the window (the same window context management uses).
+      ...(o.limits?.contextWindow !== undefined ? { contextWindowTokens: o.limits.contextWindow } : {}),
+      ...(o.nativeToolSearch ? { nativeToolSearch: true } : {}),
       plugins: [probe.plugin],
     })
   } catch (error) {
@@ -191,7 +205,6 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
     return fail(`could not set up the session: ${describe(error)}`)
   }
   for (const gap of session.gaps) io.stderr.write(`toolgate: note: ${gap}\n`)
-  const model = o.model(session)
   const log = (type: string, payload: { readonly [k: string]: JsonValue }) => {
     try {
       session.runtime.session.append(type, payload)
@@ -199,6 +212,7 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
       // The log is a record; a failing write never stops the session.
     }
   }
+  const model = o.model({ codeMode: session.codeMode, log })
   let preset = o.preset
   log('session/start', {
     version: CLI_VERSION,
@@ -248,6 +262,7 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
           title: title(request),
           // The reason quotes the model's command: terminal-safe before the prompt prints it.
           ...(d.reason ? { reason: terminalSafe(d.reason) } : {}),
+          ...(d.subject !== undefined ? { subject: d.subject } : {}),
           offerSession: d.offerSession,
         }
       },
@@ -297,6 +312,14 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   }
 
   if (!o.json && o.banner) screen.print(o.banner(style, session))
+  // MCP servers: every state at start, then a line whenever one changes between turns (a server
+  // that dies mid-session is reported, and logged as mcp/server by the manager).
+  const mcp = session.mcp
+  const note = (lines: readonly string[]) => {
+    // In --json mode the screen writes to stderr (stdout is for events).
+    if (lines.length > 0) screen.print(`${lines.join('\n')}\n`)
+  }
+  if (mcp) note(mcp.banner())
   // With run_code available the model also needs the SDK declaration of what it can call.
   const system = [o.system, session.codePrompt]
     .filter((part): part is string => part !== undefined && part !== '')
@@ -341,6 +364,7 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
           ...(limits.promptCache ? { promptCache: limits.promptCache } : {}),
           context,
           transcript: true,
+          ...(mcp ? { beforeTurn: () => note(mcp.sync()), deferredTools: mcp.deferred } : {}),
         })
         for await (const event of run) view.onEvent(event)
         const result = await run.result
@@ -413,6 +437,7 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
     },
     async close() {
       screen.dispose()
+      await session.mcp?.dispose().catch(() => undefined)
       await session.runtime.dispose().catch(() => undefined)
       sink.close()
     },

@@ -2,9 +2,17 @@
 // approvals and a session log.
 import { statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
-import { createModelClient, type ModelClient } from '@toolgate/providers'
+import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent'
+import type { JsonValue } from '@toolgate/core'
+import { registerSecretEnv } from '@toolgate/policy'
+import {
+  createModelClient,
+  type ModelClient,
+  type ModelClientOptions,
+  type SchemaFallback,
+} from '@toolgate/providers'
 import type { ParsedArgs } from '../args.js'
-import { type Endpoint, resolveEndpoint } from '../endpoint.js'
+import { API_KEY_VARIABLES, type Endpoint, resolveEndpoint } from '../endpoint.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { banner } from '../render/banner.js'
@@ -50,14 +58,24 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
     return usage(
       '--approval never denies every ask and --yes approves every ask: choose one (--yes alone approves asks; --approval never alone denies them).',
     )
+  // The keys this process reads never reach bash, under any name (issue 11 §3).
+  for (const name of API_KEY_VARIABLES) registerSecretEnv(name, io.env)
   const endpoint = resolveEndpoint(o, io.env)
   if (!endpoint.ok) return config(endpoint.message)
+  const native = o['tool-search'] === 'native'
+  if (native && endpoint.provider !== 'anthropic')
+    return usage(
+      `--tool-search native needs --provider anthropic (the ${endpoint.provider} wire has no native tool search here); use --tool-search emulated`,
+    )
   const root = resolve(io.cwd, typeof o.root === 'string' ? o.root : '.')
   const rootStat = statSync(root, { throwIfNoEntry: false })
   if (!rootStat?.isDirectory())
     return config(
       `the workspace root ${root} ${rootStat ? 'is not a directory' : 'does not exist'}; pass an existing directory to --root`,
     )
+  // Made now, so a bad option is a configuration error before anything starts; its schema reports
+  // go to the session log once the session exists.
+  let logTo: (type: string, payload: Record<string, JsonValue>) => void = () => {}
   let model: ModelClient
   try {
     model = createModelClient({
@@ -66,6 +84,11 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
       ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
       ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
       ...(typeof o.timeout === 'number' ? { timeoutMs: o.timeout * 1000 } : {}),
+      ...schemaReporters(
+        (type, payload) => logTo(type, payload),
+        (line) => io.stderr.write(`toolgate: note: ${line}\n`),
+      ),
+      ...(native ? { nativeToolSearch: 'bm25' as const } : {}),
     })
   } catch (error) {
     return config(error instanceof Error ? error.message : String(error))
@@ -88,7 +111,10 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
     ok: true,
     endpoint,
     options: {
-      model: () => model,
+      model: (session) => {
+        logTo = session.log
+        return model
+      },
       provider: endpoint.provider,
       root,
       ...(resumeFrom === undefined ? {} : { resumeFrom }),
@@ -100,10 +126,16 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
         maxTurns: typeof o['max-turns'] === 'number' ? o['max-turns'] : DEFAULT_MAX_TURNS,
         ...(typeof o['max-tokens'] === 'number' ? { maxTokens: o['max-tokens'] } : {}),
         ...(typeof o['max-tokens-total'] === 'number' ? { tokenBudget: o['max-tokens-total'] } : {}),
-        ...(typeof o['context-window'] === 'number' ? { contextWindow: o['context-window'] } : {}),
+        // One window for context management and MCP deferral: --context-window, else the table's.
+        contextWindow:
+          typeof o['context-window'] === 'number'
+            ? o['context-window']
+            : (knownContextWindow(endpoint.model) ?? UNKNOWN_CONTEXT_WINDOW),
         ...promptCache(endpoint, logPath),
       },
       codeMode: o['no-code'] !== true,
+      mcp: true,
+      ...(native ? { nativeToolSearch: true } : {}),
       forceAuto: yes,
       auto: () =>
         yes
@@ -141,4 +173,29 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
     messages: [{ role: 'user', content: [{ type: 'text', text: task }] }],
   })
   return code
+}
+
+/**
+ * Tools a request could not send strict, or at all (issue 16 §3): each logged once per tool and
+ * reason (`provider/schema-fallback`, `provider/schema-omission`; requests repeat every turn), and
+ * a left-out tool named on stderr, so a missing tool is never a mystery.
+ */
+export function schemaReporters(
+  log: (type: string, payload: Record<string, JsonValue>) => void,
+  warn: (line: string) => void,
+): Required<Pick<ModelClientOptions, 'onSchemaFallback' | 'onSchemaOmission'>> {
+  const seen = new Set<string>()
+  const once = (type: string, f: SchemaFallback) => {
+    const key = JSON.stringify([type, f.tool, f.keyword, f.path])
+    if (seen.has(key)) return false
+    seen.add(key)
+    log(type, { tool: f.tool, keyword: f.keyword, path: f.path, message: f.message })
+    return true
+  }
+  return {
+    onSchemaFallback: (f) => void once('provider/schema-fallback', f),
+    onSchemaOmission: (f) => {
+      if (once('provider/schema-omission', f)) warn(`${f.tool} is left out of the requests: ${f.message}`)
+    },
+  }
 }

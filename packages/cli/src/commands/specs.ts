@@ -76,7 +76,15 @@ const MODEL_OPTIONS: readonly OptionSpec[] = [
     value: '<n>',
     min: 1000,
     description:
-      "The model's context window in tokens (default: from the table of known models, else 128000).",
+      "The model's context window in tokens: every request is kept inside it (old results elided, older turns summarized), and MCP tools are deferred behind tool_search once their declarations would take 10% of it (default: from the table of known models, else 32768).",
+  },
+  {
+    name: 'tool-search',
+    kind: 'string',
+    value: '<mode>',
+    choices: ['emulated', 'native'],
+    description:
+      "How deferred MCP tools are found: emulated (toolgate's tool_search, every wire; default) or native (Anthropic's tool search tool; --provider anthropic only).",
   },
   {
     name: 'timeout',
@@ -183,4 +191,43 @@ export const replaySpec: CommandSpec = {
   options: [],
   epilog:
     'Exit codes: 0 replayed (lines that are not session events are reported and skipped), 3 the log is missing, unreadable or not a session log.',
+}
+
+export const mcpSpec: CommandSpec = {
+  name: 'mcp',
+  summary: 'list the configured MCP servers, approve a project server, or serve the built-in tools over MCP',
+  positionals: [
+    { name: 'action', description: 'list | approve | serve', required: true },
+    { name: 'server', description: 'the server to approve', required: false },
+  ],
+  options: [
+    {
+      name: 'root',
+      kind: 'string',
+      value: '<dir>',
+      description:
+        'Workspace root with .mcp.json / .toolgate/settings.json (default: the current directory).',
+    },
+    { name: 'json', kind: 'flag', description: 'list: print the report as JSON.' },
+    {
+      name: 'preset',
+      kind: 'string',
+      value: '<preset>',
+      choices: ['read-only', 'workspace-write', 'danger-full-access'],
+      description: 'serve: what a client may do without an approval (default workspace-write).',
+    },
+    {
+      name: 'log',
+      kind: 'string',
+      value: '<path>',
+      description: 'serve: session log file (JSONL; default: a new file in the temp dir).',
+    },
+  ],
+  epilog: [
+    'list starts every approved server, waits until each is connected or failed, prints its state, tool count',
+    'and the bytes of its tool declarations, then stops them. Project servers start only once approved.',
+    'serve speaks MCP on stdin/stdout: the built-in tools with policy, sandbox and session log; an ask becomes',
+    "an elicitation request to the client (a client without elicitation gets a denial). Register it in a client's",
+    'config as { "command": "toolgate", "args": ["mcp", "serve", "--root", "/path/to/workspace"] }.',
+  ].join('\n'),
 }

@@ -1,6 +1,5 @@
 // The lines a session starts with: what talks to what, where, and which sandbox is in force.
 import type { Endpoint } from '../endpoint.js'
-import type { SandboxState, Session } from '../wiring.js'
 import type { Style } from './colors.js'
 import { terminalSafe } from './terminal-text.js'
 
@@ -10,28 +9,14 @@ export function banner(
   command: string,
   endpoint: Endpoint,
   root: string,
-  session: Session,
+  session: { readonly sandbox: string },
 ): string {
   return [
     `${style.bold(`toolgate ${command}`)} ${style.dim(`— ${endpoint.provider} ${endpoint.model}${endpoint.baseUrl ? ` @ ${endpoint.baseUrl}` : ''}`)}`,
     `${style.dim('workspace')} ${terminalSafe(root)}`,
-    `${style.dim('sandbox')}   ${sandboxLine(session.sandbox)}`,
+    // wiring's sandboxLine: the preset's profile, or why there is none.
+    `${style.dim('sandbox')}   ${session.sandbox}`,
     '',
     '',
   ].join('\n')
-}
-
-export function sandboxLine(sandbox: SandboxState): string {
-  switch (sandbox.kind) {
-    case 'bubblewrap':
-      return sandbox.trusted
-        ? 'bubblewrap (bash writes only inside the workspace, no network); commands that are not destructive run without asking'
-        : 'bubblewrap (bash writes only inside the workspace, no network); commands that are not read-only still ask'
-    case 'none':
-      return `none: ${terminalSafe(sandbox.diagnostic)}`
-    default: {
-      const never: never = sandbox
-      return String(never)
-    }
-  }
 }

@@ -4,6 +4,14 @@ import type { ErrorInfo, FailureKind, ToolFailure } from '../types.js'
 // so `kind` and `code` are never guessed from a message. Messages are written for the model:
 // what happened, then what to do next. They hold no timestamps and no host details.
 
+/**
+ * A name the model invented, quoted for its own message: escaped (no control characters) and cut
+ * at 64 characters, the longest a tool name can be, so an invented name cannot flood the reply.
+ */
+function quoteName(name: string): string {
+  return name.length > 64 ? `${JSON.stringify(name.slice(0, 64)).slice(0, -1)}…"` : JSON.stringify(name)
+}
+
 const failure = (kind: FailureKind, code: string, message: string, info?: ErrorInfo): ToolFailure =>
   info === undefined ? { kind, code, message } : { kind, code, message, info }
 
@@ -14,8 +22,8 @@ export const failures = {
       'UNKNOWN_TOOL',
       hint ??
         (suggestions.length > 0
-          ? `No tool named "${name}" is available. Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}? Call one of the tools listed in your tool definitions.`
-          : `No tool named "${name}" is available. Call one of the tools listed in your tool definitions.`),
+          ? `No tool named ${quoteName(name)} is available. Did you mean ${suggestions.map((s) => `"${s}"`).join(' or ')}? Call one of the tools listed in your tool definitions.`
+          : `No tool named ${quoteName(name)} is available. Call one of the tools listed in your tool definitions.`),
     ),
   invalidJson: (name: string, problem: string) =>
     failure('invalid_input', 'INVALID_ARGS', `The arguments for ${name} ${problem}.`),
@@ -83,6 +91,21 @@ export const failures = {
       'aborted',
       'ABORTED',
       `This ${name} call was interrupted while running (the user cancelled) and did not stop within ${graceMs} ms; it may still finish in the background or have partially completed. Check the current state before retrying.`,
+    ),
+  abortedAfterRun: (name: string, where: string, graceMs: number) =>
+    failure(
+      'aborted',
+      'ABORTED',
+      `This ${name} call was interrupted (the user cancelled) after it ran, while ${where} was still handling its result, and that did not stop within ${graceMs} ms; the result is withheld. Check the current state before retrying.`,
+    ),
+  /** Host code that neither settled nor was stopped within the listener budget (a bug in a policy). */
+  stalled: (name: string, where: string, budgetMs: number, ran: boolean) =>
+    failure(
+      'exception',
+      'LISTENER_EXCEPTION',
+      ran
+        ? `This ${name} call ran, but ${where} did not finish within ${budgetMs} ms, so its result is withheld. This is not caused by your arguments; check the current state before retrying.`
+        : `This ${name} call did not run: ${where} did not answer within ${budgetMs} ms. This is not caused by your arguments; retry the call once, and report the problem if it stalls again.`,
     ),
   timeout: (name: string, timeoutMs: number) =>
     failure(

@@ -36,6 +36,12 @@ export interface JobsServiceOptions {
    * and stays `stopping` until it does settle. Default 2000 ms.
    */
   readonly killGraceMs?: number
+  /**
+   * Ended jobs kept for job_output / job_list (with their output), across owners. The model starts
+   * jobs at will: past this many, the oldest ended job is forgotten (its pending notice too).
+   * Default 64.
+   */
+  readonly maxEndedJobs?: number
   /** Clock for `startedAt` / `endedAt`. Default `Date.now`. */
   readonly now?: () => number
 }
@@ -60,6 +66,7 @@ export interface InProcessJobsService extends JobsService {
 const DEFAULT_MAX_RUNNING_PER_OWNER = 10
 const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024
 const DEFAULT_KILL_GRACE_MS = 2000
+const DEFAULT_MAX_ENDED_JOBS = 64
 // setTimeout fires at once for delays above 2^31-1 ms; such waits are treated as "no timeout".
 const MAX_TIMER_MS = 2_147_483_647
 const KIND_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/
@@ -126,14 +133,20 @@ export function createJobsService(options: JobsServiceOptions = {}): InProcessJo
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS
   const now = options.now ?? Date.now
+  const maxEnded = options.maxEndedJobs ?? DEFAULT_MAX_ENDED_JOBS
   if (!Number.isInteger(maxRunning) || maxRunning < 1) {
     throw new RangeError(`maxRunningPerOwner must be a positive integer, got ${maxRunning}`)
+  }
+  if (!Number.isInteger(maxEnded) || maxEnded < 0) {
+    throw new RangeError(`maxEndedJobs must be a non-negative integer, got ${maxEnded}`)
   }
   new OutputBuffer(maxOutputBytes) // validates the limit once, up front
 
   const jobs = new Map<string, JobRecord>()
   const counters = new Map<string, number>()
   const notices = new Map<string | undefined, JobNotice[]>()
+  /** Ended jobs still kept, in end order. */
+  const ended: JobRecord[] = []
   const endedListeners = new Set<(snapshot: JobSnapshot) => void>()
   let disposed = false
 
@@ -159,6 +172,10 @@ export function createJobsService(options: JobsServiceOptions = {}): InProcessJo
 
   function markObserved(r: JobRecord): void {
     r.observed = true
+    dropNotice(r)
+  }
+
+  function dropNotice(r: JobRecord): void {
     const pending = notices.get(r.owner)
     if (pending === undefined) return
     const i = pending.findIndex((n) => n.jobId === r.jobId)
@@ -203,14 +220,31 @@ export function createJobsService(options: JobsServiceOptions = {}): InProcessJo
       if (list === undefined) notices.set(r.owner, [Object.freeze(notice)])
       else list.push(Object.freeze(notice))
     }
-    const ended = snapshot(r)
+    retain(r)
+    const last = snapshot(r)
     for (const listener of [...endedListeners]) {
       try {
-        listener(ended)
+        listener(last)
       } catch {
         // Observers never change an outcome (DESIGN.md §5.9).
       }
     }
+  }
+
+  /** Keep at most `maxEnded` ended jobs: forget the oldest (and its notice, if still pending). */
+  function retain(r: JobRecord): void {
+    ended.push(r)
+    while (ended.length > maxEnded) {
+      const oldest = ended.shift()!
+      jobs.delete(oldest.jobId)
+      dropNotice(oldest)
+    }
+  }
+
+  function forgetEnded(which: (r: JobRecord) => boolean): void {
+    let kept = 0
+    for (const r of ended) if (!which(r)) ended[kept++] = r
+    ended.length = kept
   }
 
   function requestStop(r: JobRecord, reason: string): void {
@@ -379,6 +413,7 @@ export function createJobsService(options: JobsServiceOptions = {}): InProcessJo
       const report = await teardown(records, 'its owner was disposed')
       // Nobody can read an ended job of a gone owner; keep only what is still stopping (honest listing).
       for (const r of records) if (r.settled) jobs.delete(r.jobId)
+      forgetEnded((r) => r.owner === owner)
       notices.delete(owner)
       return report
     },

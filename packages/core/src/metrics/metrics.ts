@@ -4,8 +4,14 @@ import type { FailureKind, ToolResult } from '../types.js'
 // calls === successes + failures whenever no call is in flight (DESIGN.md §5 inv. 8).
 // Each call's own duration is recorded: a bounded window of recent durations plus exact
 // count/total/min/max, so a million calls cost constant memory.
+// Names are the model's to invent: a call that resolved to no tool (UNKNOWN_TOOL) is counted in
+// one shared entry, UNKNOWN_TOOLS, never under its name. Every other result names a tool that was
+// registered when it ran, so the table holds one entry per registered name plus that one.
 
 const WINDOW = 1024
+
+/** The metrics entry for calls whose name resolved to no tool (no tool name can spell it). */
+export const UNKNOWN_TOOLS = '(unknown tools)'
 
 export interface ToolMetrics {
   readonly calls: number
@@ -38,7 +44,8 @@ export class MetricsRecorder {
   private readonly tools = new Map<string, Counter>()
 
   record(result: ToolResult): void {
-    let counter = this.tools.get(result.name)
+    const key = result.error?.kind === 'unknown_tool' ? UNKNOWN_TOOLS : result.name
+    let counter = this.tools.get(key)
     if (!counter) {
       counter = {
         calls: 0,
@@ -51,7 +58,7 @@ export class MetricsRecorder {
         ring: new Float64Array(WINDOW),
         ringCount: 0,
       }
-      this.tools.set(result.name, counter)
+      this.tools.set(key, counter)
     }
     counter.calls++
     if (result.isError) {

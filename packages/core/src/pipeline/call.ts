@@ -1,24 +1,31 @@
 import { describeThrown, failures } from '../errors/failures.js'
-import type { ExecuteOutcome } from '../registry/registry.js'
+import { isAbortSignal } from '../options/check.js'
 import type { FreshEvent } from '../session/log.js'
 import { linkSignals } from '../signal/link.js'
-import type { JsonValue, ToolCall, ToolExecution, ToolFailure, ToolResult } from '../types.js'
-import { executeFailure, runExecute } from './execute.js'
-import { failureCandidate, finalizeResult } from './finalize.js'
-import { type Rendered, renderValue, validBlocks } from './output.js'
-import { type Candidate, frozenCandidate, postExecute } from './post-execute.js'
-import { notStarted, preExecute, runGuards } from './pre-execute.js'
-import { type Prepared, prepareCall } from './prepare.js'
-import type { CallOptions, CallState, PipelineHost, StageOutcome } from './state.js'
+import type { ToolCall, ToolExecution, ToolResult } from '../types.js'
+import { execute } from './execute.js'
+import { finalizeResult } from './finalize.js'
+import { output } from './output.js'
+import { postExecute } from './post-execute.js'
+import { gate } from './pre-execute.js'
+import { prepareCall } from './prepare.js'
+import { projectContent } from './project.js'
+import {
+  ABANDONED,
+  type CallOptions,
+  type CallState,
+  type Candidate,
+  type Failed,
+  failureCandidate,
+  type PipelineHost,
+} from './state.js'
+import { validate } from './validate.js'
 
-// The journey of one call (DESIGN.md §3), as a straight line of named stages:
-//   log tool/call -> lookup/materialize/validate -> pre-execute (+approval) -> guards
-//   -> execute (wrappers + body) -> output -> projectContent -> post-execute -> finalize -> freeze
-// Every path ends in `finalizeResult`, so each call yields exactly one frozen result. Committing
-// it (observers, `tool/result`, metrics) is the caller's `finish`: a batch commits in model order.
-// Each stage returns its outcome synchronously when it has nothing to wait for, and the next stage
-// is chained only on a real promise: a call whose only asynchronous part is its body costs one
-// `then` on the body's outcome and one to conclude, not an async frame per stage.
+// The journey of one call (DESIGN.md §3), top to bottom: one function per stage, each in its own
+// file. A stage hands on a value, or a failure that ends the call (`final`) or still passes
+// through post-execute. Every path ends in `conclude`, so each call yields exactly one frozen
+// result; committing it (observers, `tool/result`, metrics) is the caller's `finish`: a batch
+// commits in model order.
 
 const TIME_ORIGIN = performance.timeOrigin
 
@@ -29,27 +36,54 @@ export interface SettledCall {
 
 const NO_OPTIONS: CallOptions = Object.freeze({})
 
-export function runCall<R>(
+export async function runCall<R>(
   host: PipelineHost,
   call: ToolCall,
   options: CallOptions = NO_OPTIONS,
   finish: (settled: SettledCall) => R,
 ): Promise<R> {
-  let state: CallState
-  let journeyed: Stage<Candidate>
+  // Logs tool/call before anything of the call runs; a sink that throws rejects the call here.
+  const state = startCall(host, call, options)
+  let candidate: Candidate
   try {
-    state = startCall(host, call, options)
-    journeyed = journey(state, options)
+    candidate = await journey(state, options)
   } catch (error) {
-    // The call could not even be logged (a sink that throws): the caller hears of it.
-    return Promise.reject(error)
+    // Defence in depth: a bug in the pipeline itself still yields exactly one result.
+    candidate = failureCandidate(failures.exception(state.exec.name, 'the pipeline', describeThrown(error)))
   }
-  // Even a call decided synchronously concludes in a microtask: observers and `tool/result`
-  // never run inside the caller's execute() call, whatever the tool and its listeners did.
-  return (journeyed instanceof Promise ? journeyed : Promise.resolve(journeyed)).then(
-    (candidate) => conclude(state, candidate, finish),
-    (error: unknown) => conclude(state, pipelineBug(state, error), finish),
-  )
+  return conclude(state, candidate, finish)
+}
+
+// A stage that has nothing to wait for answers synchronously, and the journey awaits only a
+// real promise: a call whose only asynchronous part is its body costs one wait, not one per stage.
+// This is the one fast path. Measured on Node 24 (same-process A/B, CPU time, 41 rounds, under
+// load): awaiting every stage's synchronous answer made runtime.execute 1.12-1.27x slower with no
+// listeners (median per-round ratio) and 1.12-1.16x with a policy set; awaiting only promises is
+// 0.97-1.07x the old chained-callbacks pipeline.
+async function journey(state: CallState, options: CallOptions): Promise<Candidate> {
+  // lookup + materialize (prepareCall): an unknown tool or arguments that are not JSON
+  if (state.prepared.failure) return failedAt(state, { ok: false, failure: state.prepared.failure })
+  let validated = validate(state) // the parameters schema
+  if (validated instanceof Promise) validated = await validated
+  if (!validated.ok) return failedAt(state, validated)
+  let gated = gate(state, options) // pre-execute (+ approval), then the guards
+  if (gated instanceof Promise) gated = await gated
+  if (!gated.ok) return failedAt(state, gated)
+  let executed = execute(state, validated.value) // tools/execute wrappers around the body
+  if (executed instanceof Promise) executed = await executed
+  if (!executed.ok) return failedAt(state, executed)
+  let rendered = output(state, validated.value, executed.value) // output.schema, render
+  if (rendered instanceof Promise) rendered = await rendered
+  if (!rendered.ok) return failedAt(state, rendered)
+  const projected = projectContent(state, rendered.value) // the tool's own projection
+  if (!projected.ok) return failedAt(state, projected)
+  return postExecute(state, projected.value) // tools/post-execute
+}
+
+/** A failed stage: a final failure ends the call here; any other still passes post-execute. */
+function failedAt(state: CallState, failed: Failed): Candidate | Promise<Candidate> {
+  const candidate = failureCandidate(failed.failure)
+  return failed.final ? candidate : postExecute(state, candidate)
 }
 
 /** Log `tool/call`, then build the frozen execution and the call's working state. */
@@ -58,6 +92,11 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
   const prepared = options.prepared ?? prepareCall(host.registry, call, (p) => host.live.has(p.token))
   const name = String(call.name)
   const callId = String(call.callId)
+  // Read once, checked before anything is logged (execute/executeBatch checked it too: a getter
+  // cannot answer the check one thing and the use another).
+  const callSignal = call.signal
+  if (callSignal !== undefined && !isAbortSignal(callSignal))
+    throw new TypeError(`call ${JSON.stringify(callId)}: signal must be an AbortSignal or undefined`)
 
   // Built by assignment (no conditional spreads): this is the per-call hot path.
   const logged: FreshEvent = { seq: 0, type: 'tool/call', callId, name }
@@ -72,7 +111,7 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
   else logged.argumentsText = prepared.argumentsText
   host.session.appendFresh(logged)
 
-  const signal = linkSignals(call.signal, options.signal)
+  const signal = linkSignals(callSignal, options.signal)
   const draft: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = {
     callId,
     name,
@@ -97,6 +136,12 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
     contexts: undefined,
     concluded: false,
     parentOf: false,
+    ran: false,
+    bodies: 0,
+    bodyPromise: undefined,
+    expired: undefined,
+    waiting: undefined,
+    abandoned: 0,
     t0,
   }
 }
@@ -104,144 +149,9 @@ function startCall(host: PipelineHost, call: ToolCall, options: CallOptions): Ca
 /** The one way out: release what the call held, finalize and freeze, hand to `finish`. */
 function conclude<R>(state: CallState, candidate: Candidate, finish: (settled: SettledCall) => R): R {
   const exec = state.exec
+  state.abandoned = ABANDONED.ended
   if (state.parentOf) state.host.live.delete(exec.token)
   state.unlink()
   const t0 = state.t0
   return finish({ result: finalizeResult(state, candidate, Math.round(TIME_ORIGIN + t0), t0), exec })
-}
-
-/** Defence in depth: a bug in the pipeline itself still yields exactly one result. */
-function pipelineBug(state: CallState, error: unknown): Candidate {
-  return failureCandidate(failures.exception(state.exec.name, 'the pipeline', describeThrown(error)))
-}
-
-/** A stage's outcome: a value when it had nothing to wait for (the hot path), else a promise. */
-type Stage<T> = T | Promise<T>
-
-function journey(state: CallState, options: CallOptions): Stage<Candidate> {
-  const prepared = state.prepared
-  try {
-    // Unknown tool or non-JSON arguments: nothing of the tool runs; post-execute still sees it.
-    if (prepared.failure) return afterFailure(state, prepared.failure)
-    if (prepared.validation) return prepared.validation.then(() => validatedCall(state, prepared, options))
-    return validatedCall(state, prepared, options)
-  } catch (error) {
-    return pipelineBug(state, error)
-  }
-}
-
-function validatedCall(state: CallState, prepared: Prepared, options: CallOptions): Stage<Candidate> {
-  const validated = prepared.validated!
-  if (!validated.ok) return afterFailure(state, validated.failure)
-  const early = notStarted(state)
-  if (early) return outcomeToCandidate(state, early)
-  const gated = gate(state, options)
-  if (gated instanceof Promise) return gated.then((outcome) => afterGate(state, outcome, validated.value))
-  return afterGate(state, gated, validated.value)
-}
-
-function afterGate(state: CallState, outcome: StageOutcome, args: JsonValue): Stage<Candidate> {
-  if (outcome.kind === 'fail') return outcomeToCandidate(state, outcome)
-  const late = notStarted(state)
-  if (late) return outcomeToCandidate(state, late)
-  return execute(state, args)
-}
-
-/** Pre-execute (and approval), then the guards; in a batch, in model order (the lane). */
-function gate(state: CallState, options: CallOptions): Stage<StageOutcome> {
-  const lane = options.preLane
-  if (lane && state.view.pre.length > 0) return gateInLane(state, lane)
-  // Without pre-execute listeners there is nothing to order (guards are synchronous and calls
-  // start in model order): the call does not wait for the lane. Releasing hands the lane on
-  // only once this call's turn came, so a later call's prompt still follows an earlier one's.
-  if (lane) lane.release()
-  const pre = preExecute(state)
-  if (pre instanceof Promise) return pre.then((p) => (p.kind === 'continue' ? runGuards(state) : p))
-  return pre.kind === 'continue' ? runGuards(state) : pre
-}
-
-function gateInLane(state: CallState, lane: NonNullable<CallOptions['preLane']>): Promise<StageOutcome> {
-  return lane.turn.then(async () => {
-    try {
-      const pre = notStarted(state) ?? (await preExecute(state))
-      return pre.kind === 'continue' ? runGuards(state) : pre
-    } finally {
-      lane.release()
-    }
-  })
-}
-
-function execute(state: CallState, args: JsonValue): Stage<Candidate> {
-  let running: Stage<ExecuteOutcome>
-  try {
-    running = runExecute(state, args)
-  } catch (error) {
-    return wrapperThrew(state, error)
-  }
-  if (running instanceof Promise)
-    return running.then(
-      (outcome) => afterExecute(state, args, outcome),
-      (error: unknown) => wrapperThrew(state, error),
-    )
-  return afterExecute(state, args, running)
-}
-
-/** A wrapper threw: final, post-execute is skipped (seed 002). */
-function wrapperThrew(state: CallState, error: unknown): Candidate {
-  return failureCandidate(
-    failures.exception(state.exec.name, 'a tools/execute wrapper', describeThrown(error)),
-  )
-}
-
-function afterExecute(state: CallState, args: JsonValue, outcome: ExecuteOutcome): Stage<Candidate> {
-  const tool = state.tool!
-  if (!outcome.ok) return afterFailure(state, executeFailure(state, outcome.error, tool.definition.timeoutMs))
-  const rendering = renderValue(tool, args, outcome.value, state.exec.parent === undefined)
-  if (rendering instanceof Promise) return rendering.then((rendered) => afterRender(state, rendered))
-  return afterRender(state, rendering)
-}
-
-function afterRender(state: CallState, rendered: Rendered): Stage<Candidate> {
-  if (!rendered.ok) return afterFailure(state, rendered.failure)
-  const candidate: Candidate = { isError: false, content: rendered.content, value: rendered.value }
-  if (rendered.meta !== undefined) candidate.meta = rendered.meta
-  const projected = projectContent(state, candidate)
-  if (projected.isError) return projected
-  return afterPost(state, projected)
-}
-
-function outcomeToCandidate(
-  state: CallState,
-  outcome: Extract<StageOutcome, { kind: 'fail' }>,
-): Stage<Candidate> {
-  return outcome.final ? failureCandidate(outcome.failure) : afterFailure(state, outcome.failure)
-}
-
-function afterFailure(state: CallState, failure: ToolFailure): Stage<Candidate> {
-  return afterPost(state, failureCandidate(failure))
-}
-
-function afterPost(state: CallState, candidate: Candidate): Stage<Candidate> {
-  const post = postExecute(state, candidate)
-  if (post instanceof Promise) return post.then((p) => (p.ok ? p.candidate : failureCandidate(p.failure)))
-  return post.ok ? post.candidate : failureCandidate(post.failure)
-}
-
-/** The tool's own projection of its successful result, applied before post-execute policy. */
-function projectContent(state: CallState, candidate: Candidate): Candidate {
-  const project = state.definition?.projectContent as
-    | ((e: ToolExecution, r: Candidate) => unknown)
-    | undefined
-  if (!project) return candidate
-  let projected: unknown
-  try {
-    projected = project(state.exec, frozenCandidate(candidate))
-  } catch (error) {
-    return failureCandidate(failures.exception(state.exec.name, 'projectContent', describeThrown(error)))
-  }
-  if (projected === undefined) return candidate
-  const blocks = validBlocks(projected)
-  if (!blocks.ok)
-    return failureCandidate(failures.exception(state.exec.name, 'projectContent', `it ${blocks.problem}`))
-  return { ...candidate, content: blocks.blocks }
 }

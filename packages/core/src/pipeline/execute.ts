@@ -3,9 +3,7 @@ import { DeadlineExceeded, SiblingFailed, ToolError } from '../errors/tool-error
 import { chainCache, compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { ExecuteOutcome, ExecuteWrapper } from '../registry/registry.js'
-import type { Deadline } from '../signal/deadlines.js'
 import { neverAborted } from '../signal/link.js'
-import { unwatchAbort, watchAbort } from '../signal/watch.js'
 import type {
   ContextMessage,
   JsonObject,
@@ -15,13 +13,15 @@ import type {
   ToolFailure,
   ToolRunContext,
 } from '../types.js'
-import type { CallState } from './state.js'
+import { bodyEnded, bodyStarted, callerStop, GaveUp, HostWait, stageStopped, type Waited } from './bounded.js'
+import { ABANDONED, type CallState, type Outcome } from './state.js'
 
 // Stage ③: the tools/execute around-wrappers and the body. A wrapper may hand the body another
 // signal (`next({ signal })`) or a deadline (`next({ timeoutMs })`, what the timeout policy does);
 // the caller's signal is always fused back in before the body runs (inv. 6), unless the tool
-// declared interruptBehavior 'block'. A body that ignores its signal is given `graceMs` after the
-// abort, then the call settles without it and the late outcome is only logged (`tool/late-settle`).
+// declared interruptBehavior 'block'. A body run waits through HostWait (bounded.ts): one that
+// ignores its signal is given `graceMs` after the abort or deadline, then the call settles without
+// it and the late outcome is only logged (`tool/late-settle`).
 // The body's own AbortSignal is created only if the body reads `exec.signal`: creating one costs
 // Node 20 more than the rest of the call (measured), and most bodies never look.
 
@@ -39,7 +39,11 @@ type Ctx = {
   readonly timeoutMs?: number
 }
 
-const terminal = (ctx: Ctx) => invokeBody(ctx.state, ctx.args, ctx.view, ctx.timeoutMs)
+// A wrapper that calls next() after the stage gave up on it finds the door shut: no body starts.
+const terminal = (ctx: Ctx): ExecuteOutcome | Promise<ExecuteOutcome> =>
+  ctx.state.abandoned & ABANDONED.execute
+    ? { ok: false, error: new Error('the call already ended, so the body was not started') }
+    : invokeBody(ctx.state, ctx.args, ctx.view, ctx.timeoutMs, true)
 const update = (ctx: Ctx, override: ExecuteOverride): Ctx => {
   const signal = override.signal
   const ms = override.timeoutMs
@@ -90,9 +94,57 @@ function asPromise(
   }
 }
 
-export function runExecute(state: CallState, args: JsonValue): ExecuteOutcome | Promise<ExecuteOutcome> {
+type Executed = Outcome<unknown>
+
+/**
+ * The wrappers and the body, to the body's raw value or the failure that ended the stage. A body
+ * run bounds itself (its signals, its deadline, the grace). Wrappers that wait on their own
+ * (before next(), after it, instead of it) are host code, waited for within the call's bounds,
+ * unless the chain returned exactly the body run's promise (every wrapper handed next()'s promise
+ * on, as the timeout policy does): then there is nothing else to wait for.
+ */
+export function execute(state: CallState, args: JsonValue): Executed | Promise<Executed> {
+  let running: ExecuteOutcome | Promise<ExecuteOutcome>
+  try {
+    running = runWrappers(state, args)
+  } catch (error) {
+    return wrapperThrew(state, error)
+  }
+  if (!(running instanceof Promise)) return executed(state, running)
+  if (state.view.execute.length === 0 || running === state.bodyPromise)
+    return running.then(
+      (outcome) => executed(state, outcome),
+      (error: unknown) => wrapperThrew(state, error),
+    )
+  const block = state.definition?.interruptBehavior === 'block'
+  return new HostWait<ExecuteOutcome, Executed>(state, 'tools/execute', {
+    signals: block ? [] : callerStop(state),
+    budget: true,
+  }).run(running, (waited) => {
+    if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
+      return { ok: false, ...stageStopped(state, 'tools/execute', waited) }
+    if (waited.ok) return executed(state, waited.value)
+    return wrapperThrew(state, waited.error)
+  })
+}
+
+function executed(state: CallState, outcome: ExecuteOutcome): Executed {
+  if (outcome.ok) return outcome
+  return { ok: false, failure: executeFailure(state, outcome.error, state.definition?.timeoutMs) }
+}
+
+/** A wrapper threw: final, post-execute is skipped (seed 002). */
+function wrapperThrew(state: CallState, error: unknown): Executed {
+  return {
+    ok: false,
+    failure: failures.exception(state.exec.name, 'a tools/execute wrapper', describeThrown(error)),
+    final: true,
+  }
+}
+
+function runWrappers(state: CallState, args: JsonValue): ExecuteOutcome | Promise<ExecuteOutcome> {
   const wrappers = state.view.execute
-  if (wrappers.length === 0) return invokeBody(state, args, state.exec, undefined)
+  if (wrappers.length === 0) return invokeBody(state, args, state.exec, undefined, false)
   return chainFor(wrappers)({ view: state.exec, state, args })
 }
 
@@ -125,32 +177,66 @@ function startBody(state: CallState, args: JsonValue, context: ToolRunContext): 
   }
 }
 
+/**
+ * Run the body. `wrapped`: wrappers wait on it, so its end is what a wrapper chain that only hands
+ * next()'s promise on returns (state.bodyPromise: call.ts then adds no wait), and a running body
+ * pauses the wrappers' budget (bodyStarted/bodyEnded).
+ */
 function invokeBody(
   state: CallState,
   args: JsonValue,
   view: ToolExecution,
   timeoutMs: number | undefined,
+  wrapped: boolean,
 ): ExecuteOutcome | Promise<ExecuteOutcome> {
   const definition = state.definition
   if (!definition) return { ok: false, error: new Error('no tool') }
+  state.ran = true
   const parents = bodyParents(state, view)
   if (timeoutMs !== undefined || parents.length > 0) {
-    const run = new BodyRun(state, timeoutMs, parents)
-    return run.run(startBody(state, args, new RunContext(state, view, run)))
+    const run = new HostWait<unknown, ExecuteOutcome>(state, 'body', {
+      signals: parents,
+      deadlineMs: timeoutMs,
+    })
+    const running = run.run(startBody(state, args, new RunContext(state, view, run)), bodyOutcome)
+    state.bodyPromise = running
+    return running
   }
   // Nobody can abort this call (the hot path): a synchronous body settles the stage at once, an
   // asynchronous one costs a single `then`.
-  let value: unknown
+  let outcome: ExecuteOutcome
   try {
-    value = (definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(
+    const value = (definition.execute as (a: JsonValue, c: ToolRunContext) => unknown)(
       args,
       new RunContext(state, view, undefined),
     )
+    if (isThenable(value))
+      return wrapped ? trackedBody(state, value) : Promise.resolve(value).then(succeeded, unabortableFailure)
+    outcome = { ok: true, value }
   } catch (error) {
-    return { ok: false, error: new BodyFailure(error, undefined, false) }
+    outcome = { ok: false, error: new BodyFailure(error, undefined, false) }
   }
-  if (!isThenable(value)) return { ok: true, value }
-  return Promise.resolve(value).then(succeeded, unabortableFailure)
+  if (!wrapped) return outcome
+  const settled = Promise.resolve(outcome)
+  state.bodyPromise = settled
+  return settled
+}
+
+/** An unstoppable asynchronous body under wrappers: counted as running until it settles. */
+function trackedBody(state: CallState, value: PromiseLike<unknown>): Promise<ExecuteOutcome> {
+  bodyStarted(state)
+  const running = Promise.resolve(value).then(
+    (v): ExecuteOutcome => {
+      bodyEnded(state)
+      return { ok: true, value: v }
+    },
+    (error: unknown): ExecuteOutcome => {
+      bodyEnded(state)
+      return { ok: false, error: new BodyFailure(error, undefined, false) }
+    },
+  )
+  state.bodyPromise = running
+  return running
 }
 
 const succeeded = (value: unknown): ExecuteOutcome => ({ ok: true, value })
@@ -159,103 +245,18 @@ const unabortableFailure = (error: unknown): ExecuteOutcome => ({
   error: new BodyFailure(error, undefined, false),
 })
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/** How a body run ended, as the wrappers see it. */
+function bodyOutcome(waited: Waited<unknown>): ExecuteOutcome {
+  if (waited instanceof GaveUp) return { ok: false, error: new Unresponsive(waited.reason) }
+  if (waited.ok) return { ok: true, value: waited.value }
+  return { ok: false, error: new BodyFailure(waited.error, waited.reason, waited.stopped) }
+}
+
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value instanceof Promise ||
     (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')
   )
-}
-
-/**
- * One body run that something can stop: parent signals, a deadline, or both. The deadline is an
- * entry in the runtime's shared deadline lists (no timer per call) and parents are watched with
- * one listener per signal however many calls share it (signal/watch.ts). Whatever aborts first,
- * the body gets `graceMs` more, then the run settles without it (Unresponsive) and the body is
- * tracked as an orphan.
- */
-class BodyRun {
-  expired = false
-  private settled = false
-  private controller: AbortController | undefined
-  private graceTimer: ReturnType<typeof setTimeout> | undefined
-  private readonly onParentAbort = (reason: unknown) => {
-    this.controller?.abort(reason)
-    this.startGrace(reason)
-  }
-  private readonly deadline: Deadline | undefined
-  private resolve!: (outcome: ExecuteOutcome) => void
-  private work: Promise<unknown> | undefined
-
-  constructor(
-    private readonly state: CallState,
-    readonly timeoutMs: number | undefined,
-    private readonly parents: readonly AbortSignal[],
-  ) {
-    if (timeoutMs !== undefined) this.deadline = state.host.deadlines.add(timeoutMs, () => this.expire())
-    for (const parent of parents) {
-      if (parent.aborted) this.startGrace(parent.reason)
-      else watchAbort(parent, this.onParentAbort)
-    }
-  }
-
-  get reason(): unknown {
-    if (this.expired) return new DeadlineExceeded(this.timeoutMs!)
-    return this.parents.find((p) => p.aborted)?.reason
-  }
-
-  get aborted(): boolean {
-    return this.expired || this.parents.some((p) => p.aborted)
-  }
-
-  /**
-   * The body's own signal, created on first read (Node 20 pays ~5 µs to create an AbortSignal,
-   * and most bodies never look), already aborted if the run is. Its own, not a parent: parents
-   * are shared by every call of a batch or a program, and bodies add listeners to their signal.
-   */
-  signal(): AbortSignal {
-    if (this.controller) return this.controller.signal
-    const controller = new AbortController()
-    this.controller = controller
-    if (this.aborted) controller.abort(this.reason)
-    return controller.signal
-  }
-
-  run(work: Promise<unknown>): Promise<ExecuteOutcome> {
-    this.work = work
-    return new Promise<ExecuteOutcome>((resolve) => {
-      this.resolve = resolve
-      work.then(
-        (value) => this.finish({ ok: true, value }),
-        (error: unknown) =>
-          this.finish({ ok: false, error: new BodyFailure(error, this.reason, this.aborted) }),
-      )
-    })
-  }
-
-  private expire(): void {
-    this.expired = true
-    const reason = new DeadlineExceeded(this.timeoutMs!)
-    this.controller?.abort(reason)
-    this.startGrace(reason)
-  }
-
-  private startGrace(reason: unknown): void {
-    if (this.settled || this.graceTimer !== undefined) return
-    this.graceTimer = setTimeout(() => {
-      if (this.settled) return
-      if (this.work) this.state.host.trackOrphan(this.state.exec, 'body', this.work)
-      this.finish({ ok: false, error: new Unresponsive(reason) })
-    }, this.state.host.graceMs)
-  }
-
-  private finish(outcome: ExecuteOutcome): void {
-    if (this.settled) return
-    this.settled = true
-    this.deadline?.cancel()
-    if (this.graceTimer !== undefined) clearTimeout(this.graceTimer)
-    for (const parent of this.parents) unwatchAbort(parent, this.onParentAbort)
-    this.resolve(outcome)
-  }
 }
 
 /** Remember which signal was aborted when the body threw, so the failure kind is not guessed. */
@@ -268,7 +269,7 @@ class BodyFailure {
 }
 
 /** Map the outcome of the execute chain to a failure kind, by the branch that produced it. */
-export function executeFailure(state: CallState, error: unknown, timeoutMs: number | undefined): ToolFailure {
+function executeFailure(state: CallState, error: unknown, timeoutMs: number | undefined): ToolFailure {
   const name = state.exec.name
   if (error instanceof Unresponsive) {
     if (state.callerSignal.aborted) return failures.abortedUnresponsive(name, state.host.graceMs)
@@ -322,10 +323,10 @@ class RunContext {
   readonly jobs: ToolRunContext['jobs']
   readonly #state: CallState
   /** What stops the body; undefined when nothing can (see `signal`). */
-  readonly #run: BodyRun | undefined
+  readonly #run: HostWait<unknown, ExecuteOutcome> | undefined
   #idle: AbortSignal | undefined
 
-  constructor(state: CallState, view: ToolExecution, run: BodyRun | undefined) {
+  constructor(state: CallState, view: ToolExecution, run: HostWait<unknown, ExecuteOutcome> | undefined) {
     const exec = state.exec
     this.#state = state
     this.callId = exec.callId
@@ -364,9 +365,12 @@ class RunContext {
   }
 
   parentToken(): ParentToken {
-    // Sub-calls (Code Mode) name this execution as their parent; it is valid while it runs.
+    // Sub-calls (Code Mode) name this execution as their parent; it is valid while it runs. A
+    // body the call gave up on (it ignored its abort) runs on as an orphan: it gets no token.
     const state = this.#state
     const exec = state.exec
+    if (state.abandoned === ABANDONED.ended || this.#run?.abandoned)
+      throw new Error(`This ${exec.name} call has ended; its body can no longer dispatch sub-calls.`)
     if (!state.parentOf) {
       state.parentOf = true
       state.host.live.set(exec.token, exec)

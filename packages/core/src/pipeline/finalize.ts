@@ -3,9 +3,9 @@ import { materialize } from '../json/materialize.js'
 import { markSnapshot } from '../json/snapshot.js'
 import type { FreshEvent } from '../session/log.js'
 import type { ContentBlock, ContextMessage, JsonValue, ToolFailure, ToolResult } from '../types.js'
+import { isThenable } from './execute.js'
 import { validBlocks } from './output.js'
-import { type Candidate, frozenCandidate } from './post-execute.js'
-import type { CallState } from './state.js'
+import { type CallState, type Candidate, failureCandidate, frozenCandidate } from './state.js'
 
 // Stage ⑤ and the freeze: the tool's own finalizeContent (captured when the call started) runs
 // exactly once for every outcome, including failures that bypassed post-execute; it must be
@@ -18,31 +18,32 @@ export function finalizeResult(
   startedAt: number,
   t0: number,
 ): ToolResult {
-  let final = candidate
-  const finalize = state.finalize
-  if (finalize) {
-    let replaced: unknown
-    let threw: unknown
-    let didThrow = false
-    try {
-      replaced = (finalize as (e: unknown, r: unknown) => unknown)(state.exec, frozenCandidate(candidate))
-    } catch (error) {
-      didThrow = true
-      threw = error
-    }
-    if (didThrow) {
-      const failure = failures.exception(state.exec.name, 'finalizeContent', describeThrown(threw))
-      final = { isError: true, content: [{ type: 'text', text: failure.message }], error: failure }
-    } else if (replaced !== undefined) {
-      const blocks = validBlocks(replaced)
-      if (blocks.ok) final = { ...candidate, content: blocks.blocks }
-      else {
-        const failure = failures.exception(state.exec.name, 'finalizeContent', `it ${blocks.problem}`)
-        final = { isError: true, content: [{ type: 'text', text: failure.message }], error: failure }
-      }
-    }
+  return freezeResult(state, finalizeContent(state, candidate), startedAt, t0)
+}
+
+/** The tool's finalizeContent, captured at start: once, on every outcome; total and synchronous. */
+function finalizeContent(state: CallState, candidate: Candidate): Candidate {
+  const finalize = state.finalize as ((e: unknown, r: unknown) => unknown) | undefined
+  if (!finalize) return candidate
+  let replaced: unknown
+  try {
+    replaced = finalize(state.exec, frozenCandidate(candidate))
+  } catch (error) {
+    return failed(state, describeThrown(error))
   }
-  return freezeResult(state, final, startedAt, t0)
+  if (replaced === undefined) return candidate
+  if (isThenable(replaced)) {
+    // Total and synchronous by contract (seed 000 §3 ⑤): a promise is never awaited.
+    Promise.resolve(replaced).catch(() => {})
+    return failed(state, 'it returned a promise; finalizeContent is synchronous')
+  }
+  const blocks = validBlocks(replaced)
+  if (!blocks.ok) return failed(state, `it ${blocks.problem}`)
+  return { ...candidate, content: blocks.blocks }
+}
+
+function failed(state: CallState, detail: string): Candidate {
+  return failureCandidate(failures.exception(state.exec.name, 'finalizeContent', detail))
 }
 
 function freezeResult(state: CallState, c: Candidate, startedAt: number, t0: number): ToolResult {
@@ -101,9 +102,4 @@ function freezeContent(content: readonly ContentBlock[]): readonly ContentBlock[
     Object.freeze(markSnapshot(content))
   }
   return content
-}
-
-/** A failure as a candidate: its message is the model-facing content. */
-export function failureCandidate(failure: Candidate['error'] & object): Candidate {
-  return { isError: true, content: [{ type: 'text', text: failure.message }], error: failure }
 }

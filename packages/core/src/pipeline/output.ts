@@ -2,23 +2,48 @@ import { describeThrown, failures } from '../errors/failures.js'
 import { materialize } from '../json/materialize.js'
 import { markSnapshot } from '../json/snapshot.js'
 import type { RegisteredTool } from '../registry/registry.js'
-import type { ContentBlock, JsonValue, ToolFailure } from '../types.js'
+import type { ContentBlock, JsonValue } from '../types.js'
+import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
 import { isContentBlock } from './execute.js'
+import type { CallState, Candidate, Outcome } from './state.js'
 
 // After the body: snapshot the canonical value (lossless JSON), validate it against
 // output.schema, then render it (and presentationMeta) — both pure projections of (args, value).
 // Any failure here is the tool's bug: `invalid_output`, never blamed on the model's arguments.
 
-export type Rendered =
-  | {
-      readonly ok: true
-      readonly value: JsonValue
-      readonly content: readonly ContentBlock[]
-      readonly meta?: JsonValue
-    }
-  | { readonly ok: false; readonly failure: ToolFailure }
+type Rendered = Outcome<Candidate>
 
-export function renderValue(
+/**
+ * The candidate result for the value the body (or a post-execute listener) produced. An async
+ * output.schema validator (host code) is waited for within the call's bounds (bounded.ts); one
+ * that stalls or rejects fails the output, never the pipeline.
+ */
+export function output(state: CallState, args: JsonValue, raw: unknown): Rendered | Promise<Rendered> {
+  const tool = state.tool!
+  const rendering = renderValue(tool, args, raw, state.exec.parent === undefined)
+  if (!(rendering instanceof Promise)) return rendering
+  return waitFor(
+    state,
+    'output',
+    rendering,
+    { signals: callerStop(state), budget: true },
+    (waited): Rendered => {
+      if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
+        return { ok: false, failure: stageStopped(state, 'output', waited).failure }
+      if (!waited.ok)
+        return {
+          ok: false,
+          failure: failures.invalidOutput(
+            tool.name,
+            `its output.schema validation failed: ${describeThrown(waited.error)}`,
+          ),
+        }
+      return waited.value
+    },
+  )
+}
+
+function renderValue(
   tool: RegisteredTool,
   args: JsonValue,
   raw: unknown,
@@ -72,7 +97,8 @@ function renderChecked(
   // Render output is a fresh projection: adopted block by block, or fully checked.
   const content = adoptBlocks(produced) ?? validBlocks(produced)
   if (!content.ok) return { ok: false, failure: failures.invalidOutput(name, `render ${content.problem}`) }
-  if (!withMeta || !output.presentationMeta) return { ok: true, value, content: content.blocks }
+  if (!withMeta || !output.presentationMeta)
+    return { ok: true, value: { isError: false, content: content.blocks, value } }
   let meta: ReturnType<typeof materialize>
   try {
     meta = materialize(output.presentationMeta(args, value))
@@ -91,7 +117,7 @@ function renderChecked(
       ),
     }
   }
-  return { ok: true, value, content: content.blocks, meta: meta.value }
+  return { ok: true, value: { isError: false, content: content.blocks, value, meta: meta.value } }
 }
 
 /**

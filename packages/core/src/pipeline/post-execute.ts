@@ -2,77 +2,85 @@ import { describeThrown, failures } from '../errors/failures.js'
 import { chainCache, compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
 import type { PostExecuteListener, PostExecuteResult } from '../registry/registry.js'
-import type { ContextMessage, PostToolDecision, ToolExecution, ToolFailure } from '../types.js'
+import type { ContextMessage, PostToolDecision } from '../types.js'
+import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
 import { isContextMessage } from './execute.js'
-import { type Rendered, renderValue, validBlocks } from './output.js'
-import type { CallState } from './state.js'
+import { output, validBlocks } from './output.js'
+import {
+  ABANDONED,
+  type CallState,
+  type Candidate,
+  failureCandidate,
+  frozenCandidate,
+  type Outcome,
+} from './state.js'
 
 // Stage ④: tools/post-execute. Listeners see the candidate (successes and denials alike) and
 // may accept it, replace its content (presentation, not secrecy: the value stays), replace its
 // value (re-validated and re-rendered), or block it with feedback. Replacing both at once, or
-// the value of a failed result, is an error: the decision would be ambiguous.
-
-export type Candidate = {
-  isError: boolean
-  content: readonly import('../types.js').ContentBlock[]
-  value?: import('../types.js').JsonValue
-  meta?: import('../types.js').JsonValue
-  error?: ToolFailure
-}
-
-/**
- * The frozen copy of a candidate that hooks see. Built field by field: V8 freezes a spread copy
- * (`Object.freeze({ ...c })`) about ten times slower than an object literal.
- */
-export function frozenCandidate(candidate: Candidate): PostExecuteResult {
-  const copy: { -readonly [K in keyof PostExecuteResult]: PostExecuteResult[K] } = {
-    isError: candidate.isError,
-    content: candidate.content,
-  }
-  if (candidate.value !== undefined) copy.value = candidate.value
-  if (candidate.meta !== undefined) copy.meta = candidate.meta
-  if (candidate.error !== undefined) copy.error = candidate.error
-  return Object.freeze(copy)
-}
+// the value of a failed result, is an error: the decision would be ambiguous. A listener that
+// fails ends the call with that failure (finalizeContent still runs).
 
 const ACCEPT: PostToolDecision = Object.freeze({ kind: 'accept' })
 const accept = () => ACCEPT
+/** What a listener's late next() gets once the stage gave up on it: no later listener runs. */
+const CLOSED: PostToolDecision = Object.freeze({
+  kind: 'block',
+  feedback: Object.freeze([Object.freeze({ type: 'text', text: 'This call already ended.' })]),
+})
 
-type Ctx = { readonly exec: ToolExecution; readonly result: PostExecuteResult }
+type Ctx = { readonly state: CallState; readonly result: PostExecuteResult }
 const chainFor = chainCache((listeners: readonly PostExecuteListener[]) =>
   compose<Ctx, PostToolDecision>(
-    listeners.map((l) => (ctx, next) => l(ctx.exec, ctx.result, () => next())),
+    listeners.map(
+      (l) => (ctx, next) =>
+        l(ctx.state.exec, ctx.result, () => (ctx.state.abandoned & ABANDONED.post ? CLOSED : next())),
+    ),
     accept,
   ),
 )
 
-/** Returns the candidate after policy, or a failure that ends the call (a listener threw). */
-type PostOutcome = { ok: true; candidate: Candidate } | { ok: false; failure: ToolFailure }
+type Decided = Outcome<Candidate>
 
-export function postExecute(state: CallState, candidate: Candidate): PostOutcome | Promise<PostOutcome> {
+/** The candidate after policy; a listener's failure becomes the candidate (the call ends with it). */
+export function postExecute(state: CallState, candidate: Candidate): Candidate | Promise<Candidate> {
   // No listeners: accept as it is, synchronously (the hot path).
-  if (state.view.post.length === 0) return { ok: true, candidate }
-  return postExecuteListeners(state, candidate)
+  if (state.view.post.length === 0) return candidate
+  const decided = postExecuteListeners(state, candidate)
+  return decided instanceof Promise ? decided.then(asCandidate) : asCandidate(decided)
 }
 
-function postExecuteListeners(state: CallState, candidate: Candidate): PostOutcome | Promise<PostOutcome> {
+function asCandidate(decided: Decided): Candidate {
+  return decided.ok ? decided.value : failureCandidate(decided.failure)
+}
+
+function postExecuteListeners(state: CallState, candidate: Candidate): Decided | Promise<Decided> {
   const frozen = frozenCandidate(candidate)
   let pending: PostToolDecision | Promise<PostToolDecision>
   try {
-    pending = chainFor(state.view.post)({ exec: state.exec, result: frozen })
+    pending = chainFor(state.view.post)({ state, result: frozen })
   } catch (error) {
     return listenerThrew(state, error)
   }
-  // Synchronous listeners are applied without a microtask.
-  if (pending instanceof Promise)
-    return pending.then(
-      (decision) => applyDecision(state, candidate, decision),
-      (error: unknown) => listenerThrew(state, error),
-    )
-  return applyDecision(state, candidate, pending)
+  // Synchronous listeners are applied without a microtask; async ones are waited for within bounds.
+  if (!(pending instanceof Promise)) return applyDecision(state, candidate, pending)
+  // After the call's deadline passed, its listeners get the grace, not a fresh budget.
+  const timedOut = candidate.error?.kind === 'timeout' ? state.expired : undefined
+  return waitFor(
+    state,
+    'tools/post-execute',
+    pending,
+    { signals: callerStop(state), budget: true, stoppedBy: timedOut },
+    (waited): Decided | Promise<Decided> => {
+      if (waited instanceof GaveUp || (!waited.ok && waited.stopped))
+        return { ok: false, failure: stageStopped(state, 'tools/post-execute', waited).failure }
+      if (!waited.ok) return listenerThrew(state, waited.error)
+      return applyDecision(state, candidate, waited.value)
+    },
+  )
 }
 
-function listenerThrew(state: CallState, error: unknown): PostOutcome {
+function listenerThrew(state: CallState, error: unknown): Decided {
   return {
     ok: false,
     failure: failures.exception(state.exec.name, 'a tools/post-execute listener', describeThrown(error)),
@@ -83,7 +91,7 @@ function applyDecision(
   state: CallState,
   candidate: Candidate,
   decision: PostToolDecision,
-): PostOutcome | Promise<PostOutcome> {
+): Decided | Promise<Decided> {
   const { exec } = state
   const problem = (what: string) => ({
     ok: false as const,
@@ -106,29 +114,20 @@ function applyDecision(
       if (hasContent) {
         const blocks = validBlocks(decision.content)
         if (!blocks.ok) return problem(`its replacement content ${blocks.problem}`)
-        return { ok: true, candidate: { ...candidate, content: blocks.blocks } }
+        return { ok: true, value: { ...candidate, content: blocks.blocks } }
       }
       if (hasValue) {
         if (candidate.isError || !state.tool) return problem('it replaced the value of a failed result')
-        const rendering = renderValue(state.tool, exec.arguments, decision.value, exec.parent === undefined)
-        return rendering instanceof Promise ? rendering.then(replacedValue) : replacedValue(rendering)
+        return output(state, exec.arguments, decision.value)
       }
-      return { ok: true, candidate }
+      return { ok: true, value: candidate }
     }
     case 'block': {
       const blocks = validBlocks(decision.feedback)
       if (!blocks.ok) return problem(`its block feedback ${blocks.problem}`)
-      return { ok: true, candidate: { isError: true, content: blocks.blocks, error: failures.blocked() } }
+      return { ok: true, value: { isError: true, content: blocks.blocks, error: failures.blocked() } }
     }
     default:
       return problem('it returned no valid decision')
   }
-}
-
-/** The candidate after a post-execute listener replaced the value (re-validated, re-rendered). */
-function replacedValue(rendered: Rendered): PostOutcome {
-  if (!rendered.ok) return { ok: false, failure: rendered.failure }
-  const next: Candidate = { isError: false, content: rendered.content, value: rendered.value }
-  if (rendered.meta !== undefined) next.meta = rendered.meta
-  return { ok: true, candidate: next }
 }

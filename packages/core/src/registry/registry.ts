@@ -94,6 +94,9 @@ export interface AgentView {
   schemas?: readonly ToolSchema[]
 }
 
+/** Agent views kept built at once; an agent id past this only costs a rebuild of its view. */
+const MAX_CACHED_VIEWS = 256
+
 export class Registry {
   private readonly views = new Map<string | undefined, AgentView>()
   private readonly tools: Entry<RegisteredTool>[] = []
@@ -166,6 +169,8 @@ export class Registry {
   view(agent: string | undefined): AgentView {
     const cached = this.views.get(agent)
     if (cached) return cached
+    // Agent ids come from calls: cache a bounded number of views (the oldest is rebuilt on need).
+    if (this.views.size >= MAX_CACHED_VIEWS) this.views.delete(this.views.keys().next().value)
     const pick = <T>(list: Entry<T>[]) =>
       list.filter((e) => e.agent === undefined || e.agent === agent).map((e) => e.value)
     const tools = new Map<string, RegisteredTool>()
@@ -185,6 +190,11 @@ export class Registry {
     }
     this.views.set(agent, view)
     return view
+  }
+
+  /** How many agent views are cached now (for tests of the bound). */
+  get cachedViews(): number {
+    return this.views.size
   }
 
   /** Is `name` hidden from this view by an agent restriction (allow / deny lists)? */

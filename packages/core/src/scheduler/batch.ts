@@ -1,5 +1,6 @@
 import { SiblingFailed } from '../errors/tool-error.js'
 import type { SettledCall } from '../pipeline/call.js'
+import { isThenable } from '../pipeline/execute.js'
 import type { Prepared } from '../pipeline/prepare.js'
 import type { CallOptions } from '../pipeline/state.js'
 import type { ToolCall, ToolExecutionMode, ToolResult } from '../types.js'
@@ -35,7 +36,8 @@ export async function runBatch(
   defaultParallel: number,
 ): Promise<ToolResult[]> {
   const n = calls.length
-  const maxParallel = Math.max(1, Math.floor(options.maxParallel ?? defaultParallel))
+  // Checked by the runtime (options/check.ts): a positive integer, or absent.
+  const maxParallel = options.maxParallel ?? defaultParallel
   const settled: (SettledCall | undefined)[] = new Array(n)
   // Every call shares the caller's signal; the pipeline watches a shared signal with one listener
   // (signal/watch.ts) and gives each body its own signal only if the body reads it.
@@ -90,7 +92,11 @@ export async function runBatch(
     }
     settled[index] = done
     try {
-      options.onSettled?.(done.result)
+      const returned: unknown = options.onSettled?.(done.result)
+      if (isThenable(returned))
+        Promise.resolve(returned).catch((error: unknown) =>
+          host.reportListenerError('onSettled', call.callId, error),
+        )
     } catch (error) {
       host.reportListenerError('onSettled', call.callId, error)
     }

@@ -44,6 +44,17 @@ class DeadlineList {
     return entry
   }
 
+  /** No live deadline: the list can be dropped. */
+  get idle(): boolean {
+    return this.head === this.entries.length
+  }
+
+  /** Stop the list's timer (it is being dropped). */
+  close(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
   /** Drop cancelled entries from the head; an emptied list stops holding the process open. */
   trim(): void {
     const entries = this.entries
@@ -91,7 +102,11 @@ function refTimer(timer: ReturnType<typeof setTimeout>, ref: boolean): void {
   else handle.unref?.()
 }
 
-/** A runtime's deadlines: one list per distinct length (tools declare a handful of timeoutMs). */
+/**
+ * A runtime's deadlines: one list per distinct length (tools declare a handful of timeoutMs). A
+ * length can come from a call (a wrapper passing a model's timeout_ms to next()): past
+ * MAX_IDLE_LISTS lists, idle ones are dropped, so the table holds the lengths in use plus a few.
+ */
 export class Deadlines {
   private readonly lists = new Map<number, DeadlineList>()
 
@@ -99,9 +114,25 @@ export class Deadlines {
   add(ms: number, expire: () => void): Deadline {
     let list = this.lists.get(ms)
     if (list === undefined) {
+      if (this.lists.size >= MAX_IDLE_LISTS) this.dropIdle()
       list = new DeadlineList(ms)
       this.lists.set(ms, list)
     }
     return list.add(expire)
   }
+
+  /** How many lengths have a list now (for tests of the bound). */
+  get size(): number {
+    return this.lists.size
+  }
+
+  private dropIdle(): void {
+    for (const [ms, list] of this.lists) {
+      if (!list.idle) continue
+      list.close()
+      this.lists.delete(ms)
+    }
+  }
 }
+
+const MAX_IDLE_LISTS = 32

@@ -54,17 +54,3 @@ const UNLINKED: LinkedSignal = Object.freeze({ signal: NEVER, dispose: NOTHING }
 export function neverAborted(): AbortSignal {
   return NEVER
 }
-
-/**
- * Resolve when `signal` aborts (never rejects); the returned `cancel` removes the listener, so a
- * race against a promise that settles first leaves nothing behind.
- */
-export function whenAborted(signal: AbortSignal): { promise: Promise<void>; cancel(): void } {
-  if (signal.aborted) return { promise: Promise.resolve(), cancel() {} }
-  let watcher: () => void = () => {}
-  const promise = new Promise<void>((resolve) => {
-    watcher = () => resolve()
-    watchAbort(signal, watcher)
-  })
-  return { promise, cancel: () => unwatchAbort(signal, watcher) }
-}

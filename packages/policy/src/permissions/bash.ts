@@ -1,10 +1,14 @@
-import { classifyCommand, splitCompound } from '../shell/classify.js'
-import type { CommandClassification, SimpleCommandInfo } from '../shell/types.js'
+import type { Analysis, CommandFacts, Cwd } from '../shell/analysis.js'
+import { analyzeCommand } from '../shell/classify.js'
+import { normalizeCommand, type RuleWord, ruleWords } from '../shell/normalize.js'
+import type { CommandClassification, ContentRead, SimpleCommandInfo, Word } from '../shell/types.js'
 
 /**
- * What a bash command is, as far as permissions care, from the shell classifier (issue 4 §1):
- * its simple commands, whether it splits completely (only then may rules and grants match it part
- * by part), the files it writes, the words that may name files, and whether it is destructive.
+ * What a bash command is, as far as permissions care, from the shell classifier (issue 4 §1,
+ * issue 12): its simple commands, whether it splits completely (only then may allow rules and
+ * grants match it part by part), every command it runs in normal form (for deny and ask rules and
+ * the destructive check: behind wrappers, `find -exec`, `xargs`, `sh -c`), every path it may touch
+ * (for the protected-path table), and whether it is destructive or may not be granted.
  */
 export interface BashAnalysis {
   readonly command: string
@@ -15,53 +19,129 @@ export interface BashAnalysis {
   readonly complete: boolean
   /** Statically known write targets (redirects and write flags), as written. */
   readonly writes: readonly string[]
-  /** Argument words that may name files (`@file`, `--out=file` unwrapped), as written. */
-  readonly mentions: readonly string[]
-  /** The first destructive simple command and why, or `undefined`. */
+  /** Every command the call runs, normalized (see normalize.ts), with the simple command it is in. */
+  readonly invocations: readonly Invocation[]
+  /** Every path use to check against the protected table. */
+  readonly paths: readonly PathUse[]
+  /** Destructive commands and why, in source order (the first decides the message). */
+  readonly destructives: readonly { readonly text: string; readonly why: string }[]
   readonly destructive: { readonly text: string; readonly why: string } | undefined
+  /** Why no session grant may cover this call (an interpreter, a shell, code from stdin). */
+  readonly ungrantable: string | undefined
+  /** Glob options may be changed by the command: globs are matched in the worst case. */
+  readonly globOptions: boolean
+}
+
+export interface Invocation {
+  /** Normalized words; `null` stands for words only known at run time. */
+  readonly words: readonly RuleWord[]
+  /** An unknown program: any of its arguments may start a command it runs. */
+  readonly opaque: boolean
+  /** The simple command it belongs to (for messages). */
+  readonly text: string
+}
+
+/**
+ * A path a command may touch. `mention`: a word that may name a file (every argument, as before:
+ * checked as a read, and as a write when the command is not read-only). `read`: a file whose
+ * content it reads. `write`: a file it writes.
+ */
+export interface PathUse {
+  readonly word: Word
+  readonly cwd: Cwd
+  readonly use: 'mention' | 'read' | 'write'
+  readonly recursive?: ContentRead['recursive']
+  /** The command it belongs to is read-only. */
+  readonly readOnly: boolean
+  readonly text: string
 }
 
 export function analyzeBash(command: string): BashAnalysis {
-  const classification = classifyCommand(command)
-  const complete = splitCompound(command) !== undefined
-  const commands = classification.commands
-  const mentions: string[] = []
-  for (const c of commands) {
-    const words = c.argv ?? roughWords(c.canonical)
-    for (const w of words.slice(1)) addMentions(w, mentions)
-  }
-  for (const w of classification.writes) addMentions(w, mentions)
-  let destructive: BashAnalysis['destructive']
-  for (const c of commands) {
-    const why = destructiveWhy(c)
-    if (why !== undefined) {
-      destructive = { text: c.canonical, why }
-      break
+  const a = analyzeCommand(command)
+  const invocations: Invocation[] = []
+  const paths: PathUse[] = []
+  const destructives: { text: string; why: string }[] = []
+  let ungrantable: string | undefined
+  const visit = (an: Analysis) => {
+    for (const f of an.facts) {
+      collect(f, invocations, paths, destructives)
+      if (ungrantable === undefined && (f.judgement.interpreter === true || f.judgement.code !== undefined)) {
+        ungrantable = `"${f.info.canonical}" runs a shell or an interpreter, which can run any code`
+      }
+      // A grant covers the exact part; a part whose words are only known at run time is not exact.
+      if (ungrantable === undefined && !f.info.readOnly && f.info.argv === undefined) {
+        ungrantable = `"${f.info.canonical}" has words only known at run time`
+      }
+      for (const inner of f.inner) visit(inner)
     }
+    for (const r of an.reads)
+      paths.push({ word: r.word, cwd: r.cwd, use: 'read', readOnly: true, text: 'an input redirect' })
+    for (const w of an.writes)
+      paths.push({ word: w.word, cwd: w.cwd, use: 'write', readOnly: false, text: 'an output redirect' })
   }
-  if (destructive === undefined && (!complete || commands.length === 0) && !classification.readOnly) {
-    destructive = { text: command, why: 'the command could not be fully analysed, so it may be destructive' }
+  visit(a)
+  const classification = a.classification
+  if (destructives.length === 0 && (!a.complete || a.facts.length === 0) && !classification.readOnly) {
+    destructives.push({
+      text: command,
+      why: 'the command could not be fully analysed, so it may be destructive',
+    })
   }
-  return { command, classification, commands, complete, writes: classification.writes, mentions, destructive }
+  return {
+    command,
+    classification,
+    commands: classification.commands,
+    complete: a.complete,
+    writes: classification.writes,
+    invocations,
+    paths,
+    destructives,
+    destructive: destructives[0],
+    ungrantable,
+    globOptions: a.globOptions,
+  }
 }
 
-/** Words of a canonical text when the classifier could not resolve them statically. */
-function roughWords(canonical: string): string[] {
-  return canonical.split(/\s+/).map((w) => w.replace(/["']/g, ''))
-}
-
-const HOME_VAR = /^\$\{HOME\}(?=\/|$)|^\$HOME(?=\/|$)/
-
-/** A word as a file candidate: `@file` (curl) unwrapped, `$HOME` read as `~`. */
-function asPath(word: string): string {
-  return (word.startsWith('@') ? word.slice(1) : word).replace(HOME_VAR, '~')
-}
-
-function addMentions(word: string, out: string[]): void {
-  if (word === '' || word.includes('://')) return
-  out.push(asPath(word))
-  const eq = word.indexOf('=')
-  if (eq >= 0 && eq < word.length - 1) out.push(asPath(word.slice(eq + 1)))
+function collect(
+  f: CommandFacts,
+  invocations: Invocation[],
+  paths: PathUse[],
+  destructives: { text: string; why: string }[],
+): void {
+  const text = f.info.canonical
+  const j = f.judgement
+  const add = (words: readonly Word[], opaque: boolean) => {
+    if (words.length === 0) return
+    const inv = { words: normalizeCommand(ruleWords(words)), opaque, text }
+    invocations.push(inv)
+    const why = destructiveOf(inv)
+    if (why !== undefined && !destructives.some((d) => d.text === text && d.why === why))
+      destructives.push({ text, why })
+  }
+  if (f.words.length > 0) add(f.words, j.opaque === true)
+  for (const r of j.runs) if (r.kind === 'argv') add(r.words, r.opaque === true)
+  if (j.code === 'inline' || j.code === 'stdin' || j.code === 'dynamic') {
+    const why = `it ${j.code === 'stdin' ? 'runs code it reads from standard input' : j.code === 'dynamic' ? 'runs code only known at run time' : 'runs code given on the command line'}, which is not analysed, so it may be destructive`
+    if (!destructives.some((d) => d.text === text)) destructives.push({ text, why })
+  }
+  const ro = f.info.readOnly
+  const place = (word: Word, use: PathUse['use'], recursive?: ContentRead['recursive']) =>
+    paths.push({
+      word,
+      cwd: f.cwd,
+      use,
+      readOnly: ro,
+      text,
+      ...(recursive !== undefined ? { recursive } : {}),
+    })
+  // Writes and reads first: they name the use in messages; then every word as a mention.
+  for (const w of j.writes) place(w, 'write')
+  for (const w of f.redirectWrites) place(w, 'write')
+  for (const r of j.reads) place(r.word, 'read', r.recursive)
+  for (const w of f.redirectReads) place(w, 'read')
+  for (const w of f.words.slice(1)) place(w, 'mention')
+  for (const w of f.assignments) place(w, 'mention')
+  for (const w of j.mentions ?? []) place(w, 'mention')
 }
 
 const ALWAYS_DESTRUCTIVE = new Set([
@@ -86,61 +166,69 @@ const ALWAYS_DESTRUCTIVE = new Set([
   'sudo',
   'doas',
   'su',
-])
-/** Programs that run another program given in their arguments (`xargs rm`, `env X=1 git ...`). */
-export const WRAPPERS: ReadonlySet<string> = new Set([
-  'xargs',
-  'env',
-  'nice',
-  'nohup',
-  'timeout',
-  'time',
-  'command',
-  'builtin',
-  'exec',
-  'stdbuf',
-  'ionice',
-  'watch',
+  'pkexec',
 ])
 
 /**
  * "Destructive" (never offered a session grant; asks even where the preset would allow): deletes or
  * overwrites data beyond recovery, discards uncommitted work, rewrites published history, or kills
- * processes. Defined on the classifier's parsed argv, never on raw text.
+ * processes. Judged on the normal form of every command the call runs; a word only known at run
+ * time counts as the worst word it could be (`git reset $X` may be `--hard`). For an unknown
+ * program every argument may start a command (`mytool rm -rf x`).
  */
-export function destructiveWhy(c: SimpleCommandInfo): string | undefined {
-  const program = c.program
-  if (program === undefined) return 'the program name is computed at run time'
-  const base = program.slice(program.lastIndexOf('/') + 1)
-  const argv = c.argv
-  if (ALWAYS_DESTRUCTIVE.has(base) || base.startsWith('mkfs')) return `${base} is destructive`
-  if (argv === undefined) return undefined
-  const args = argv.slice(1)
-  if (WRAPPERS.has(base)) {
-    const inner = args.find((a) => ALWAYS_DESTRUCTIVE.has(a.slice(a.lastIndexOf('/') + 1)))
-    if (inner !== undefined) return `${base} runs ${inner}, which is destructive`
+export function destructiveOf(inv: Pick<Invocation, 'words' | 'opaque'>): string | undefined {
+  const direct = destructiveWords(inv.words)
+  if (direct !== undefined || !inv.opaque) return direct
+  for (let s = 1; s < inv.words.length; s++) {
+    const w = inv.words[s] as RuleWord
+    if (w === null || w.startsWith('-')) continue
+    const why = destructiveWords(normalizeCommand(inv.words.slice(s)))
+    if (why !== undefined) return `it may run "${w}": ${why}`
   }
-  if (base === 'find' && args.some((a) => ['-delete', '-exec', '-execdir', '-ok', '-okdir'].includes(a))) {
-    return 'find with -delete or -exec can delete files'
-  }
-  if (
-    (base === 'chmod' || base === 'chown' || base === 'chgrp') &&
-    args.some((a) => /^-[a-zA-Z]*R/.test(a) || a === '--recursive')
-  ) {
-    return `${base} -R changes a whole tree`
-  }
-  if (base === 'git') return gitDestructive(c.subcommand, args)
   return undefined
 }
 
-function gitDestructive(sub: string | undefined, args: readonly string[]): string | undefined {
-  const has = (...flags: string[]) => args.some((a) => flags.includes(a))
+function destructiveWords(words: readonly RuleWord[]): string | undefined {
+  const program = words[0]
+  if (program === undefined) return undefined
+  if (program === null) return 'the program name is computed at run time'
+  const args = words.slice(1)
+  const unknown = args.includes(null)
+  const has = (...flags: string[]) => unknown || args.some((a) => a !== null && flags.includes(a))
+  const hasShort = (c: string) =>
+    unknown || args.some((a) => a !== null && new RegExp(`^-[a-zA-Z]*${c}`).test(a))
+  if (ALWAYS_DESTRUCTIVE.has(program) || program.startsWith('mkfs')) return `${program} is destructive`
+  switch (program) {
+    case 'find':
+      return has('-delete') ? 'find -delete deletes files' : undefined
+    case 'chmod':
+    case 'chown':
+    case 'chgrp':
+      return hasShort('R') || has('--recursive') ? `${program} -R changes a whole tree` : undefined
+    case 'rsync':
+      return args.some((a) => a === null || a.startsWith('--delete') || a === '--remove-source-files')
+        ? 'rsync --delete removes files'
+        : undefined
+    case 'git':
+      return gitDestructive(args)
+    default:
+      return undefined
+  }
+}
+
+function gitDestructive(args: readonly RuleWord[]): string | undefined {
+  const sub = args[0]
+  if (sub === undefined) return undefined
+  if (sub === null) return 'git with a subcommand only known at run time may be destructive'
+  const rest = args.slice(1)
+  const unknown = rest.includes(null)
+  const has = (...flags: string[]) => unknown || rest.some((a) => a !== null && flags.includes(a))
   switch (sub) {
     case 'push':
       if (has('-f', '--force', '--force-with-lease', '--mirror', '--delete', '-d', '--prune')) {
         return 'git push with --force/--delete rewrites or removes published history'
       }
-      if (args.some((a, i) => i > 0 && (a.startsWith('+') || a.startsWith(':')))) {
+      if (rest.some((a, i) => i > 0 && a !== null && (a.startsWith('+') || a.startsWith(':')))) {
         return 'git push with a +refspec or :refspec rewrites or removes published history'
       }
       return undefined
@@ -154,8 +242,14 @@ function gitDestructive(sub: string | undefined, args: readonly string[]): strin
         : undefined
     case 'restore':
       return 'git restore discards uncommitted work'
+    case 'switch':
+      return has('-f', '--force', '--discard-changes', '-C', '--force-create')
+        ? 'git switch --force discards uncommitted work'
+        : undefined
     case 'branch':
       return has('-D', '--delete', '-d', '-M', '--force', '-f') ? 'git branch -D deletes a branch' : undefined
+    case 'tag':
+      return has('-d', '--delete', '-f', '--force') ? 'git tag -d deletes a tag' : undefined
     case 'stash':
       return has('drop', 'clear') ? 'git stash drop/clear deletes stashed work' : undefined
     case 'filter-branch':
@@ -164,7 +258,12 @@ function gitDestructive(sub: string | undefined, args: readonly string[]): strin
     case 'reflog':
       return has('expire', 'delete') ? 'git reflog expire/delete removes recovery points' : undefined
     case 'update-ref':
-      return has('-d') ? 'git update-ref -d deletes a reference' : undefined
+      return has('-d', '--delete') ? 'git update-ref -d deletes a reference' : undefined
+    case 'gc':
+    case 'prune':
+      return has('--prune=now', '--aggressive') || sub === 'prune'
+        ? `git ${sub} removes unreachable objects`
+        : undefined
     default:
       return undefined
   }
@@ -172,7 +271,7 @@ function gitDestructive(sub: string | undefined, args: readonly string[]): strin
 
 /**
  * The words of a simple command when it is exactly those words: no env prefix (`LD_PRELOAD=...`)
- * and no redirect other than harmless ones (`2>&1`, `>/dev/null`). Allow/ask rules and grants only
+ * and no redirect other than harmless ones (`2>&1`, `>/dev/null`). Allow rules and grants only
  * match such parts; a rule never matches what it does not name.
  */
 export function plainWords(c: SimpleCommandInfo): readonly string[] | undefined {
@@ -192,4 +291,11 @@ export function plainWords(c: SimpleCommandInfo): readonly string[] | undefined 
   }
   if (/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(stripped.trimStart())) return undefined
   return c.argv
+}
+
+/** Compatibility: the first destructive reason of one simple command's words. */
+export function destructiveWhy(c: SimpleCommandInfo): string | undefined {
+  if (c.program === undefined) return 'the program name is computed at run time'
+  if (c.argv === undefined) return destructiveWords([c.program.slice(c.program.lastIndexOf('/') + 1)])
+  return destructiveWords(normalizeCommand(c.argv))
 }

@@ -1,11 +1,13 @@
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { JsonValue } from '@toolgate/core'
-import { analyzeBash, type BashAnalysis, plainWords, WRAPPERS } from './bash.js'
+import { normalizeCommand, type RuleWord } from '../shell/normalize.js'
+import { analyzeBash, type BashAnalysis, type Invocation, plainWords } from './bash.js'
+import { type BashProtectedHit, bashProtectedHits, decidingHit, hitWhy } from './bash-paths.js'
 import { type ToolSpec, toolSpec } from './categories.js'
 import { LOOP_THRESHOLD, messages, ruleText } from './messages.js'
 import { insideRoot, type ResolvedPath, realPath, resolvePath } from './paths.js'
-import { checkProtected, PROTECTED_PATHS, type ProtectedHit, type ProtectedPath } from './protected.js'
+import { checkProtected, type ProtectedPath, protectedPathsFor } from './protected.js'
 import { parseRule } from './rule-syntax.js'
 import { loadRuleList, loadSettingsFile, PermissionSettingsError } from './settings.js'
 import type {
@@ -61,7 +63,7 @@ export interface PermissionOptions {
   readonly sandboxed?: boolean
   /** Replaces DEFAULT_RULES. */
   readonly defaults?: readonly Rule[]
-  /** Replaces the protected-path table (extend it by spreading PROTECTED_PATHS). */
+  /** Replaces the protected-path table (default `protectedPathsFor(root)`; extend it by spreading PROTECTED_PATHS). */
   readonly protectedPaths?: readonly ProtectedPath[]
   /** Categories of further tools (MCP, plugins); unknown tools ask unless a rule names them. */
   readonly tools?: Readonly<Record<string, ToolSpec>>
@@ -138,7 +140,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
   const root = realPath(rootLexical) ?? rootLexical
   const home = resolve(options.home ?? homedir())
   const homes = [...new Set([home, realPath(home) ?? home])]
-  const table = options.protectedPaths ?? PROTECTED_PATHS
+  const table = options.protectedPaths ?? protectedPathsFor(root, { home })
   const sandboxed = options.sandboxed === true
   const projectSettingsPath =
     options.projectSettingsPath === null
@@ -169,7 +171,12 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
   const refusalCounts = new Map<string, number>()
   const pending = new Map<
     string,
-    { toolName: string; decision: Extract<PermissionDecision, { kind: 'ask' }>; grantKeys: readonly string[] }
+    {
+      toolName: string
+      subject: string
+      decision: Extract<PermissionDecision, { kind: 'ask' }>
+      grantKeys: readonly string[]
+    }
   >()
 
   // ---- subjects: what a call touches ----------------------------------------------------------
@@ -217,22 +224,16 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     return rule.matcher.kind === 'tool' && rule.matcher.pattern.test(name)
   }
 
-  /** Does a bash rule name this simple command? Deny rules also see through wrappers (fail closed). */
-  function bashRuleMatches(rule: LoadedRule, c: BashAnalysis['commands'][number], forDeny: boolean): boolean {
+  /** Does an allow rule name this simple command exactly (no normalization, no wrappers)? */
+  function allowRuleMatches(rule: LoadedRule, c: BashAnalysis['commands'][number]): boolean {
     if (rule.matcher.kind !== 'bash') return false
     const { words, prefix } = rule.matcher
-    const argv = forDeny ? c.argv : plainWords(c)
-    if (argv === undefined) {
-      return forDeny && prefix && words.length === 1 && c.program === words[0]
-    }
-    const at = (start: number) =>
-      (prefix ? argv.length - start >= words.length : argv.length - start === words.length) &&
-      words.every((w, i) => argv[start + i] === w)
-    if (at(0)) return true
-    if (forDeny && c.program !== undefined && DENY_WRAPPERS.has(c.program)) {
-      for (let i = 1; i < argv.length; i++) if (argv[i] === words[0] && at(i)) return true
-    }
-    return false
+    const argv = plainWords(c)
+    if (argv === undefined) return false
+    return (
+      (prefix ? argv.length >= words.length : argv.length === words.length) &&
+      words.every((w, i) => argv[i] === w)
+    )
   }
 
   /** Rules of one action that apply to this call; the first match decides provenance. */
@@ -240,13 +241,24 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     list: readonly LoadedRule[],
     call: CallLike,
     subj: Subjects,
-    forDeny: boolean,
   ): { rule: LoadedRule; subject?: string } | undefined {
     for (const rule of list) {
       if (toolRuleMatches(rule, call.name)) return { rule }
-      if (call.name === 'bash' && subj.bash !== undefined) {
-        for (const c of subj.bash.commands)
-          if (bashRuleMatches(rule, c, forDeny)) return { rule, subject: `"${c.canonical}"` }
+      if (call.name === 'bash' && subj.bash !== undefined && rule.matcher.kind === 'bash') {
+        // Deny and ask rules name the thing, not the spelling: every command the call runs, in
+        // normal form, behind wrappers and in shell code (issue 12 §5).
+        const { normalized, prefix } = rule.matcher
+        for (const inv of subj.bash.invocations) {
+          if (invocationMatches(normalized, prefix, inv)) {
+            const computed = inv.words.includes(null)
+            return {
+              rule,
+              subject: computed
+                ? `"${inv.text}", whose words only known at run time may spell it`
+                : `"${inv.text}"`,
+            }
+          }
+        }
       }
       if (rule.matcher.kind === 'path' && subj.paths !== undefined && appliesTo(rule, subj.spec)) {
         for (const p of subj.paths)
@@ -262,34 +274,30 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
 
   // ---- steps 1-2: the bypass-immune part ------------------------------------------------------
 
-  function protectedHit(subj: Subjects): { hit: ProtectedHit; subject: string } | undefined {
-    const checks: { written: string; rp: ResolvedPath; access: 'read' | 'write' }[] = []
-    const category = subj.spec?.category
-    if (subj.paths !== undefined) {
-      const access = category === 'write' ? 'write' : 'read'
-      for (const p of subj.paths) checks.push({ written: p.written, rp: p.resolved, access })
-    }
-    if (subj.bash !== undefined) {
-      const b = subj.bash
-      for (const w of b.writes)
-        checks.push({ written: w, rp: resolvePath(w, rootLexical, home), access: 'write' })
-      for (const m of b.mentions) {
-        const rp = resolvePath(m, rootLexical, home)
-        checks.push({ written: m, rp, access: 'read' })
-        // A command that is not read-only may write any file it names (cp, chmod, an interpreter).
-        if (!b.classification.readOnly) checks.push({ written: m, rp, access: 'write' })
-      }
-    }
-    let ask: { hit: ProtectedHit; subject: string } | undefined
-    for (const c of checks) {
-      const hit = checkProtected(table, c.rp, c.access, homes)
+  /** The first protected path the call touches (a deny before any ask). */
+  function protectedHit(
+    subj: Subjects,
+  ): { action: 'deny' | 'ask'; reason: string; pattern: string; subject: string; why?: string } | undefined {
+    if (subj.bash !== undefined) return decidingHit(bashHits(subj.bash))
+    let ask: { action: 'deny' | 'ask'; reason: string; pattern: string; subject: string } | undefined
+    const access = subj.spec?.category === 'write' ? 'write' : 'read'
+    for (const p of subj.paths ?? []) {
+      const hit = checkProtected(table, p.resolved, access, homes)
       if (hit === undefined) continue
       const subject =
-        c.rp.real !== undefined && c.rp.real !== c.rp.lexical && hit.path === c.rp.real
-          ? `${c.written} (a symbolic link to ${c.rp.real})`
-          : c.written
-      if (hit.entry.action === 'deny') return { hit, subject }
-      ask ??= { hit, subject }
+        p.resolved.real !== undefined &&
+        p.resolved.real !== p.resolved.lexical &&
+        hit.path === p.resolved.real
+          ? `${p.written} (a symbolic link to ${p.resolved.real})`
+          : p.written
+      const found = {
+        action: hit.entry.action === 'deny' ? ('deny' as const) : ('ask' as const),
+        reason: hit.entry.reason,
+        pattern: hit.entry.pattern,
+        subject,
+      }
+      if (found.action === 'deny') return found
+      ask ??= found
     }
     return ask
   }
@@ -298,7 +306,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     if (subj.problem !== undefined) {
       return deny('fallback', messages.badArguments(call.name, subj.problem), subj.problem)
     }
-    const d = firstRule(denyRules, call, subj, true)
+    const d = firstRule(denyRules, call, subj)
     if (d !== undefined) {
       return deny(
         'deny-rule',
@@ -318,15 +326,14 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     }
     const prot = protectedHit(subj)
     if (prot !== undefined) {
-      const { entry } = prot.hit
-      const why = `the path ${prot.subject} is protected (${entry.reason})`
-      if (entry.action === 'deny') {
+      const why = hitWhy(prot)
+      if (prot.action === 'deny') {
         return {
-          ...deny('protected-path', messages.protectedDeny(call.name, prot.subject, entry.reason), why),
-          protectedPattern: entry.pattern,
+          ...deny('protected-path', messages.protectedDeny(call.name, prot.subject, prot.reason), why),
+          protectedPattern: prot.pattern,
         }
       }
-      return { ...ask('protected-path', why, false), protectedPattern: entry.pattern }
+      return { ...ask('protected-path', why, false), protectedPattern: prot.pattern }
     }
     return undefined
   }
@@ -354,7 +361,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     }
 
     // 4 ask rules
-    const a = firstRule(askRules, call, subj, false)
+    const a = firstRule(askRules, call, subj)
     if (a !== undefined) {
       return {
         decision: ask(
@@ -381,13 +388,19 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
         if (relativeToRoot(p.resolved.real ?? p.resolved.lexical) === undefined) return p.written
     }
     if (subj.bash !== undefined) {
-      for (const w of subj.bash.writes) {
-        const rp = resolvePath(w, rootLexical, home)
-        const target = rp.real ?? rp.lexical
-        if (HARMLESS_WRITES.has(target)) continue
-        // Inside the sandbox /tmp is a private scratch directory, not the host's.
-        if (sandboxed && (target === '/tmp' || target.startsWith('/tmp/'))) continue
-        if (relativeToRoot(target) === undefined) return w
+      for (const u of subj.bash.paths) {
+        if (u.use !== 'write' || u.word.kind !== 'static') continue
+        const w = u.word.value
+        // From every directory the command may run in (a `cd` before it moves relative targets).
+        for (const dir of u.cwd.dirs) {
+          const base = resolvePath(dir, rootLexical, home).lexical
+          const rp = resolvePath(w, base, home)
+          const target = rp.real ?? rp.lexical
+          if (HARMLESS_WRITES.has(target)) continue
+          // Inside the sandbox /tmp is a private scratch directory, not the host's.
+          if (sandboxed && (target === '/tmp' || target.startsWith('/tmp/'))) continue
+          if (relativeToRoot(target) === undefined) return w
+        }
       }
     }
     return undefined
@@ -410,7 +423,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
           ruleOrGrantWrites += c.writes.length
           continue
         }
-        const r = allowRules.find((rule) => bashRuleMatches(rule, c, false))
+        const r = allowRules.find((rule) => allowRuleMatches(rule, c))
         if (r !== undefined) {
           firstRuleUsed ??= r
           ruleOrGrantWrites += c.writes.length
@@ -478,29 +491,44 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       case 'exec': {
         const b = subj.bash
         if (b === undefined) return ask('fallback', `${call.name} runs commands`, true)
-        const computed = b.commands.find((c) => c.argv === undefined)
-        if (b.classification.readOnly && computed === undefined) {
+        if (b.classification.readOnly) {
           return allowBy('mode-default', `read-only fast path: ${b.classification.reason}`)
         }
-        const grantable = b.complete && b.destructive === undefined
+        const grantable = b.complete && b.destructive === undefined && b.ungrantable === undefined
         if (b.destructive !== undefined) {
-          return ask('mode-default', `"${b.destructive.text}" is destructive (${b.destructive.why})`, false)
+          const all = b.destructives.map((d) => `"${d.text}" is destructive (${d.why})`).join('; ')
+          return ask('mode-default', all, false)
         }
         if (mode.exec === 'allow') return allowBy('mode-default', `the ${preset} preset runs commands`)
         if (mode.exec === 'sandbox' && sandboxed)
           return allowBy('mode-default', 'the workspace-write preset runs commands inside the sandbox')
-        // A read-only command with a computed word is treated like any other command: which file
-        // it reads is unknown, and the protected-path scan cannot see it (`cat "$(printf ~/.s)sh/id_rsa"`).
-        const what =
-          b.classification.readOnly && computed !== undefined
-            ? `"${computed.canonical}" reads a path computed at run time`
-            : `the command is not read-only (${b.classification.reason})`
+        const reasons = b.classification.readOnly ? [] : b.classification.reasons
+        const what = `the command is not read-only (${reasons.join('; ')})`
         const why = mode.exec === 'sandbox' ? `${what} and no sandbox confines it` : what
         return ask('mode-default', why, grantable)
       }
       default:
         return assertNever(category)
     }
+  }
+
+  const hitsOf = new WeakMap<BashAnalysis, BashProtectedHit[]>()
+  /** The protected paths a bash call may touch (computed once per analysis). */
+  function bashHits(b: BashAnalysis): BashProtectedHit[] {
+    let hits = hitsOf.get(b)
+    if (hits === undefined) {
+      hits = bashProtectedHits(b, { table, root: rootLexical, home, homes })
+      hitsOf.set(b, hits)
+    }
+    return hits
+  }
+
+  /** Everything about a bash call a person approves: protected paths, destructive parts, writes. */
+  function concerns(b: BashAnalysis): string[] {
+    const out = bashHits(b).map(hitWhy)
+    for (const d of b.destructives) out.push(`"${d.text}" is destructive (${d.why})`)
+    if (!b.classification.readOnly) for (const r of b.classification.reasons) out.push(r)
+    return [...new Set(out)]
   }
 
   // ---- adjustments: headless, loops ----------------------------------------------------------
@@ -520,7 +548,10 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       d = ask('workspace-boundary', d.why, false)
     }
     if (d.kind !== 'ask') return d
-    const displayReason = looping ? `${messages.loopingPrefix(refused)}${d.displayReason}` : d.displayReason
+    // Every reason, not only the one that decided (issue 12 §7): what else the person approves.
+    const also = subj.bash === undefined ? [] : concerns(subj.bash).filter((c) => !d.why.includes(c))
+    const full = also.length === 0 ? d.displayReason : `${d.displayReason} Also: ${also.join('; ')}.`
+    const displayReason = looping ? `${messages.loopingPrefix(refused)}${full}` : full
     d = { ...d, displayReason, looping, offerSessionGrant: d.offerSessionGrant && !looping }
     if (interactive) return d
     return {
@@ -606,6 +637,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       if (decision.kind === 'ask' && call.callId !== undefined) {
         pending.set(call.callId, {
           toolName: call.name,
+          subject: subj.bash !== undefined ? subj.bash.command : stableJson(call.arguments),
           decision,
           grantKeys: decision.offerSessionGrant ? grantKeysOf(call, subj) : [],
         })
@@ -634,6 +666,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       return Object.freeze({
         callId,
         toolName: p.toolName,
+        subject: p.subject,
         displayReason: p.decision.displayReason,
         offerSessionGrant: p.decision.offerSessionGrant,
         looping: p.decision.looping,
@@ -688,9 +721,42 @@ export function renderPromptText(denyRules: readonly LoadedRule[]): string {
   return lines.join('\n')
 }
 
-// A deny rule for `git push` also matches `xargs git push`, `sudo git push` or
-// `find . -exec git push`: every program that runs another one from its arguments.
-const DENY_WRAPPERS: ReadonlySet<string> = new Set([...WRAPPERS, 'sudo', 'doas', 'find'])
+/**
+ * Does a deny or ask rule (normalized words, optionally a prefix) name this command? A word only
+ * known at run time may stand for any words (fail closed: `git reset $X` may be `git reset --hard`);
+ * for an unknown program, a command may start at any of its arguments.
+ */
+export function invocationMatches(rule: readonly string[], prefix: boolean, inv: Invocation): boolean {
+  if (wordsMatch(rule, prefix, inv.words)) return true
+  if (!inv.opaque) return false
+  for (let s = 1; s < inv.words.length; s++) {
+    if (wordsMatch(rule, prefix, normalizeCommand(inv.words.slice(s)))) return true
+  }
+  return false
+}
+
+function wordsMatch(rule: readonly string[], prefix: boolean, words: readonly RuleWord[]): boolean {
+  // States (i, j): i words consumed, j rule words matched. `null` consumes zero or more rule words.
+  const seen = new Set<number>()
+  const stack: [number, number][] = [[0, 0]]
+  while (stack.length > 0) {
+    const [i, j] = stack.pop()!
+    const k = i * (rule.length + 1) + j
+    if (seen.has(k)) continue
+    seen.add(k)
+    if (j === rule.length && (prefix || words.slice(i).every((w) => w === null))) return true
+    if (i >= words.length) continue
+    const w = words[i]
+    if (w === null) {
+      stack.push([i + 1, j])
+      if (j < rule.length) stack.push([i, j + 1])
+      if (j === rule.length) stack.push([i + 1, j])
+      continue
+    }
+    if (j < rule.length && w === rule[j]) stack.push([i + 1, j + 1])
+  }
+  return false
+}
 const HARMLESS_WRITES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty'])
 
 const bashKey = (canonical: string) => `bash:${canonical}`

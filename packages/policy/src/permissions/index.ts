@@ -12,7 +12,13 @@ export { globToRegExp } from './glob.js'
 export { LOOP_THRESHOLD } from './messages.js'
 export { type ResolvedPath, realPath, resolvePath } from './paths.js'
 export { explainDecision, type PermissionsPlugin, permissions } from './plugin.js'
-export { checkProtected, firstMatch, PROTECTED_PATHS, type ProtectedPath } from './protected.js'
+export {
+  checkProtected,
+  firstMatch,
+  PROTECTED_PATHS,
+  type ProtectedPath,
+  protectedPathsFor,
+} from './protected.js'
 export { type ParsedRule, parseRule } from './rule-syntax.js'
 export { loadSettingsFile, PermissionSettingsError, validateSettings } from './settings.js'
 export type * from './types.js'

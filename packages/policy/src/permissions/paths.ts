@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 
 /**
@@ -19,7 +19,37 @@ const MAX_LINKS = 40
 export function expandHome(path: string, home: string): string {
   if (path === '~') return home
   if (path.startsWith('~/')) return join(home, path.slice(2))
+  const user = TILDE_USER.exec(path)
+  if (user !== null) {
+    const h = userHome(user[1]!)
+    if (h !== undefined) return join(h, path.slice(user[0].length))
+  }
   return path
+}
+
+/** `~name` or `~name/...` (bash expands it to that user's home directory). */
+export const TILDE_USER = /^~([A-Za-z_][A-Za-z0-9_.-]*)(?:\/|$)/
+
+let passwd: Map<string, string> | undefined
+
+/**
+ * A user's home directory from /etc/passwd (read once, at most 1 MB), or `undefined` when the user
+ * is not listed there (bash may still find one through NSS: callers treat that as unknown).
+ */
+export function userHome(name: string): string | undefined {
+  if (passwd === undefined) {
+    passwd = new Map()
+    try {
+      const text = readFileSync('/etc/passwd', 'utf8').slice(0, 1 << 20)
+      for (const line of text.split('\n')) {
+        const f = line.split(':')
+        if (f.length >= 7 && f[0] !== '' && f[5]!.startsWith('/')) passwd.set(f[0]!, f[5]!)
+      }
+    } catch {
+      // No passwd file: every ~name is unknown.
+    }
+  }
+  return passwd.get(name)
 }
 
 export function resolvePath(path: string, root: string, home: string): ResolvedPath {
@@ -58,7 +88,12 @@ export function realPath(absolute: string): string | undefined {
       continue
     }
     if (++links > MAX_LINKS) return undefined
-    const target = readlinkSync(next)
+    let target: string
+    try {
+      target = readlinkSync(next)
+    } catch {
+      return undefined // unreadable link (`/proc/1/cwd`): unresolvable, fail closed
+    }
     pending = [...target.split(sep).filter((s) => s !== ''), ...pending]
     if (isAbsolute(target)) current = sep
   }

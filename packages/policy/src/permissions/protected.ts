@@ -1,5 +1,10 @@
+import { homedir } from 'node:os'
+import { resolve } from 'node:path'
+import { AUTO_RUN_PATHS, HOME_GIT_CONFIG, SHELL_RC_FILES } from '../sandbox/auto-run.js'
+import { CREDENTIAL_STORES } from '../sandbox/credential-stores.js'
+import { gitLayout, inside } from '../sandbox/git-layout.js'
 import { globToRegExp } from './glob.js'
-import type { ResolvedPath } from './paths.js'
+import { type ResolvedPath, realPath } from './paths.js'
 
 /**
  * Protected paths: bypass-immune (seed 003 §8.1 layer ②), checked before any ask/allow rule and in
@@ -25,18 +30,30 @@ export interface ProtectedPath {
   readonly reason: string
 }
 
-const SHELL_RC =
-  '.bashrc,.bash_profile,.bash_login,.bash_logout,.profile,.zshrc,.zshenv,.zprofile,.zlogin,.zlogout,.kshrc,.cshrc,.tcshrc,.inputrc'
+const SHELL_RC = SHELL_RC_FILES.join(',')
+
+/** The credential stores (shared with the sandbox's empty mounts, so the two cannot drift). */
+function credentialEntries(): ProtectedPath[] {
+  return CREDENTIAL_STORES.map((store) => ({
+    pattern: `~/${globLiteral(store.path)}${store.kind === 'dir' ? '/**' : ''}`,
+    access: 'any' as const,
+    action: 'deny' as const,
+    reason: store.reason,
+  }))
+}
+
+/** Files that run as code without the person invoking them (shared with the sandbox profile). */
+function autoRunEntries(): ProtectedPath[] {
+  return AUTO_RUN_PATHS.map((auto) => ({
+    pattern: `**/${globLiteral(auto.path)}${auto.kind === 'dir' ? '/**' : ''}`,
+    access: 'write' as const,
+    action: 'deny' as const,
+    reason: auto.reason,
+  }))
+}
 
 export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
-  {
-    pattern: '~/.ssh/**',
-    access: 'any',
-    action: 'deny',
-    reason: 'SSH keys and configuration: reading them leaks credentials, changing them grants access',
-  },
-  { pattern: '~/.aws/**', access: 'any', action: 'deny', reason: 'cloud credentials' },
-  { pattern: '~/.gnupg/**', access: 'any', action: 'deny', reason: 'private signing and encryption keys' },
+  ...credentialEntries(),
   {
     pattern: '**/.git/hooks/**',
     access: 'write',
@@ -50,11 +67,32 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     reason: 'git configuration can name programs that git runs (core.hooksPath, core.fsmonitor, aliases)',
   },
   {
+    // Submodule and worktree gitdirs (`.git/modules/x/`, `.git/worktrees/x/`) and the files that
+    // redirect git to another configuration (`commondir`, `config.worktree`, `gitdir`).
+    pattern: '**/.git/**/hooks/**',
+    access: 'write',
+    action: 'deny',
+    reason: 'git hooks run as code on the next git command',
+  },
+  {
+    pattern: '**/.git/**/{config,config.worktree,commondir,gitdir}',
+    access: 'write',
+    action: 'deny',
+    reason: 'git configuration, or a pointer to one, can name programs that git runs',
+  },
+  {
     pattern: '**/.git/**',
     access: 'write',
     action: 'ask',
     reason: 'repository internals; change them through git commands instead',
   },
+  ...autoRunEntries(),
+  ...HOME_GIT_CONFIG.map((config) => ({
+    pattern: `~/${config.path}${config.kind === 'dir' ? '/**' : ''}`,
+    access: 'write' as const,
+    action: 'deny' as const,
+    reason: 'git configuration can name programs that git runs (core.hooksPath, core.fsmonitor, aliases)',
+  })),
   {
     pattern: '**/.toolgate/**',
     access: 'write',
@@ -80,6 +118,59 @@ export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
     reason: 'environment files usually hold secrets (API keys, passwords)',
   },
 ] satisfies ProtectedPath[])
+
+/**
+ * The table for one workspace: `PROTECTED_PATHS`, then what this repository's configuration adds
+ * (every `core.hooksPath`, every configuration file git may include from inside the workspace: both
+ * run or name code), then the configured credential stores. Read from the files on the host
+ * (`gitLayout`), never by running git.
+ */
+export function protectedPathsFor(
+  root: string,
+  options: { readonly home?: string; readonly credentialStores?: readonly string[] } = {},
+): readonly ProtectedPath[] {
+  const home = options.home ?? homedir()
+  const realRoot = realPath(resolve(root)) ?? resolve(root)
+  const layout = gitLayout(realRoot, home)
+  const extra: ProtectedPath[] = []
+  for (const dir of layout.hooks) {
+    if (!inside(realRoot, dir)) continue
+    extra.push({
+      pattern: `${globLiteral(dir)}/**`,
+      access: 'write',
+      action: 'deny',
+      reason: 'git runs the hooks in this directory (core.hooksPath)',
+    })
+  }
+  for (const file of layout.configFiles) {
+    if (!inside(realRoot, file)) continue
+    extra.push({
+      pattern: globLiteral(file),
+      access: 'write',
+      action: 'deny',
+      reason: 'git reads this file as configuration, which can name programs that git runs',
+    })
+  }
+  for (const store of options.credentialStores ?? []) {
+    const abs = store.startsWith('~/') || store === '~' ? store : resolve(realRoot, store)
+    extra.push({
+      pattern: `${globLiteral(abs)}/**`,
+      access: 'any',
+      action: 'deny',
+      reason: 'a credential store (configured)',
+    })
+  }
+  return extra.length === 0 ? PROTECTED_PATHS : Object.freeze([...extra, ...PROTECTED_PATHS])
+}
+
+/**
+ * A path as a glob that matches it literally. Globs here have no escape character, so a glob
+ * character in a path becomes `?` (any one character): the entry then covers a little more than
+ * the path, never less.
+ */
+function globLiteral(path: string): string {
+  return path.replace(/[*?{}[\]]/g, '?')
+}
 
 export interface ProtectedHit {
   readonly entry: ProtectedPath

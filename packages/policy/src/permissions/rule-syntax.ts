@@ -1,3 +1,4 @@
+import { normalizeCommand } from '../shell/normalize.js'
 import { globToRegExp } from './glob.js'
 import type { RuleMatcher } from './types.js'
 
@@ -105,7 +106,8 @@ function parseBashSpec(spec: string): ParsedRule {
   const words = splitRuleWords(body)
   if (typeof words === 'string') return fail(words)
   if (words.length === 0) return fail('the bash pattern names no command')
-  return { ok: true, matcher: { kind: 'bash', words, prefix } }
+  const normalized = normalizeCommand(words) as string[]
+  return { ok: true, matcher: { kind: 'bash', words, normalized, prefix } }
 }
 
 /** Split the words of a bash rule (quotes and backslashes as in the shell); a string is the problem. */

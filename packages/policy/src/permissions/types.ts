@@ -25,8 +25,17 @@ export type RuleSource = 'options' | 'project' | 'user' | 'defaults'
 export type RuleMatcher =
   /** The whole tool (`bash`, `webfetch`) or a tool-name wildcard (`mcp__github__*`). */
   | { readonly kind: 'tool'; readonly tool: string; readonly pattern: RegExp }
-  /** One simple bash command, exactly (`bash(git status)`) or by word prefix (`bash(npm run test:*)`). */
-  | { readonly kind: 'bash'; readonly words: readonly string[]; readonly prefix: boolean }
+  /**
+   * One simple bash command, exactly (`bash(git status)`) or by word prefix (`bash(npm run test:*)`).
+   * `normalized`: the words in normal form (`npm i` -> `npm install`), which deny and ask rules match
+   * against every command a call runs; allow rules match `words` exactly.
+   */
+  | {
+      readonly kind: 'bash'
+      readonly words: readonly string[]
+      readonly normalized: readonly string[]
+      readonly prefix: boolean
+    }
   /** A path glob over read tools (`read(src/**)`) or file-writing tools (`edit(docs/**)`). */
   | {
       readonly kind: 'path'
@@ -110,6 +119,8 @@ export interface CallLike {
 export interface AskDescription {
   readonly callId: string
   readonly toolName: string
+  /** What is approved, whole: the bash command, or the call's arguments as canonical JSON. */
+  readonly subject: string
   readonly displayReason: string
   readonly offerSessionGrant: boolean
   readonly looping: boolean

@@ -1,17 +1,20 @@
 import type { Node } from 'web-tree-sitter'
-import { fastParse } from './fast-parse.js'
+import { type Analysis, type CommandFacts, type Cwd, movedAway, START } from './analysis.js'
 import { parserUnavailableReason, readyParser } from './parser.js'
-import { newWalkState, recordSimpleCommand, type WalkState } from './simple-command.js'
-import { setSource } from './tree-view.js'
-import type { CommandClassification, SimpleCommandInfo } from './types.js'
+import { newWalkState, type WalkState } from './simple-command.js'
+import { setSource, sourceSlice } from './tree-view.js'
+import type { CommandClassification, SimpleCommandInfo, Word } from './types.js'
 import { walkStatement } from './walk.js'
 
 /** Inputs longer than this are not analysed (bounded time per call); bash tool commands are short. */
 export const MAX_COMMAND_LENGTH = 64 * 1024
 
+/** Shell code inside shell code (`sh -c "bash -c '...'"`) deeper than this is not analysed. */
+const MAX_CODE_DEPTH = 4
+
 const CACHE_SIZE = 1024
 const CACHE_MAX_KEY = 2048
-const cache = new Map<string, CommandClassification>()
+const cache = new Map<string, Analysis>()
 
 /**
  * Classify a bash command: `readOnly` is true only when the whole command certainly cannot write
@@ -20,13 +23,18 @@ const cache = new Map<string, CommandClassification>()
  * closed. Results are deep-frozen and may be shared between calls (an LRU cache of recent commands).
  */
 export function classifyCommand(command: string): CommandClassification {
+  return analyzeCommand(command).classification
+}
+
+/** The classification and the per-command facts the permission engine needs (cached). */
+export function analyzeCommand(command: string): Analysis {
   const hit = cache.get(command)
   if (hit !== undefined) {
     cache.delete(command)
     cache.set(command, hit)
     return hit
   }
-  const result = classifyUncached(command)
+  const result = analyze(command, START, 0)
   if (command.length <= CACHE_MAX_KEY && readyParser() !== undefined) {
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!)
     cache.set(command, result)
@@ -34,75 +42,98 @@ export function classifyCommand(command: string): CommandClassification {
   return result
 }
 
-/** Empty the result cache (benchmarks use it to measure uncached throughput). */
+/** Empty the result cache (benchmarks use it to measure uncached latency). */
 export function clearClassifyCache(): void {
   cache.clear()
 }
 
-/**
- * Classification without the cache: the strict fast parser first (fast-parse.ts), tree-sitter for
- * everything outside its subset. Both front-ends feed the same judgement (simple-command.ts).
- */
+/** Classification without the cache (benchmarks use it to measure uncached latency). */
 export function classifyUncached(command: string): CommandClassification {
-  if (command.includes('\0')) return unsure('the command contains a NUL byte')
-  if (command.length > MAX_COMMAND_LENGTH) {
-    return unsure(`the command is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)
-  }
-  const parser = readyParser()
-  // The fast path is gated on the parser too, so that results never depend on load timing.
-  if (parser === undefined) return unsure(parserUnavailableReason())
-  const fast = fastParse(command)
-  if (fast !== undefined) {
-    const st = newWalkState()
-    for (const ir of fast.commands) recordSimpleCommand(ir, st)
-    return finish(st)
-  }
-  return classifyWithTreeSitter(command)
+  return analyze(command, START, 0).classification
 }
 
-/**
- * The tree-sitter path alone (no fast path, no cache): for the differential tests and the
- * benchmark. Returns the parser-not-ready result when the grammar is not loaded.
- */
-export function classifyWithTreeSitter(command: string): CommandClassification {
-  if (command.includes('\0')) return unsure('the command contains a NUL byte')
-  if (command.length > MAX_COMMAND_LENGTH) {
-    return unsure(`the command is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)
-  }
+function analyze(command: string, cwd: Cwd, depth: number): Analysis {
+  if (command.includes('\0')) return failed('the command contains a NUL byte')
+  if (command.length > MAX_COMMAND_LENGTH)
+    return failed(`the command is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)
+  if (depth > MAX_CODE_DEPTH) return failed('shell code nested in shell code this deep is not analysed')
   const parser = readyParser()
-  if (parser === undefined) return unsure(parserUnavailableReason())
+  if (parser === undefined) return failed(parserUnavailableReason())
+  const joined = lineContinuationInWord(command)
+  if (joined !== undefined)
+    return failed(
+      `a line continuation joins '${joined}' into one word, which the parser reads as two (bash and the parser disagree)`,
+    )
   const tree = parser.parse(command)
-  if (tree === null) return unsure('the parser returned no tree')
-  const st = newWalkState()
+  if (tree === null) return failed('the parser returned no tree')
+  // Shell code inside this command is analysed with its own source (the walk is synchronous).
+  const outerSource = sourceSlice(0, Number.MAX_SAFE_INTEGER)
+  const st = newWalkState(cwd, depth, analyze)
   try {
     // Any ERROR or MISSING node anywhere (also inside words the walker resolves without
     // descending, such as an unterminated string) means bash may read the text differently.
     // The walk relies on this check: it does not test nodes for errors one by one.
-    if (tree.rootNode.hasError) return unsure(`the command does not parse (${describeError(tree.rootNode)})`)
+    if (tree.rootNode.hasError) return failed(`the command does not parse (${describeError(tree.rootNode)})`)
     setSource(command)
     walkStatement(tree.rootNode, st)
   } finally {
-    setSource('')
+    setSource(outerSource)
     tree.delete() // WASM memory is not garbage-collected
   }
+  // Options that change globbing may come from anywhere in the text (`bash -O dotglob -c ...`).
+  if (/shopt|GLOBIGNORE|BASHOPTS|dotglob|nocaseglob|globstar|extglob/.test(command)) st.globOptions = true
   return finish(st)
 }
 
-function finish(st: WalkState): CommandClassification {
-  flagGitAfterCd(st)
-  const result = build(st)
-  if (st.incomplete) incomplete.add(result)
-  return result
+/**
+ * bash removes a backslash-newline outside single quotes, joining what is around it (`ls\⏎blk` is
+ * `lsblk`); tree-sitter-bash reads it as a blank between two words. Refused when it joins two
+ * non-blank characters (found by the differential fuzzer). Returns the joined text, if any.
+ */
+function lineContinuationInWord(command: string): string | undefined {
+  if (!command.includes('\\\n')) return undefined
+  let single = false
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i]!
+    if (single) {
+      if (c === "'") single = false
+      continue
+    }
+    if (c === "'") single = true
+    else if (c === '\\') {
+      if (command[i + 1] === '\n') {
+        const before = command[i - 1]
+        const after = command[i + 2]
+        if (before !== undefined && after !== undefined && !/\s/.test(before) && !/\s/.test(after)) {
+          const left = /\S+$/.exec(command.slice(0, i))?.[0] ?? ''
+          const right = /^\S+/.exec(command.slice(i + 2))?.[0] ?? ''
+          return `${left.slice(-20)}${right.slice(0, 20)}`
+        }
+      }
+      i++
+    }
+  }
+  return undefined
 }
 
-// Results whose simple commands do not cover the whole input (splitCompound refuses them).
-const incomplete = new WeakSet<CommandClassification>()
+function finish(st: WalkState): Analysis {
+  flagGitAfterCd(st)
+  const classification = build(st)
+  return Object.freeze({
+    classification,
+    facts: Object.freeze(st.facts),
+    complete: !st.incomplete && st.commands.length > 0,
+    reads: Object.freeze(st.structuralReads),
+    writes: Object.freeze(st.structuralWrites),
+    globOptions: st.globOptions,
+  })
+}
 
 function build(st: WalkState): CommandClassification {
   const commands = deepFreeze(st.commands)
   const first = st.problems[0]
   if (first === undefined) {
-    if (commands.length === 0) return unsure('no command found')
+    if (commands.length === 0) return unsureResult('no command found')
     return Object.freeze({
       readOnly: true,
       reason:
@@ -115,30 +146,37 @@ function build(st: WalkState): CommandClassification {
   // Unsure only when no part is known to write: a known write is the stronger statement.
   const knownBad = st.problems.some((p) => !p.unsure)
   const writes = st.writes.length === 0 ? NO_WRITES : Object.freeze([...new Set(st.writes)])
+  const reasons = Object.freeze([...new Set(st.problems.map((p) => p.reason))])
   return Object.freeze(
     unsureAny && !knownBad
-      ? { readOnly: false, reason: first.reason, commands, writes, unsure: true }
-      : { readOnly: false, reason: first.reason, commands, writes },
+      ? { readOnly: false, reason: first.reason, reasons, commands, writes, unsure: true }
+      : { readOnly: false, reason: first.reason, reasons, commands, writes },
   )
 }
 
 const NO_WRITES = Object.freeze([]) as readonly []
 
 /**
- * `cd elsewhere && git status` may use another repository's configuration, which can name a pager
- * or an fsmonitor hook that runs code; only git in the starting directory is judged read-only.
+ * git after a directory change may use another repository's configuration, which can name a pager
+ * or an fsmonitor hook that runs code; only git in the starting directory is judged read-only,
+ * also behind wrappers (`cd sub && command git status`, `cd sub && timeout 5 git log`).
  */
 function flagGitAfterCd(st: WalkState): void {
-  let moved = false
-  for (let i = 0; i < st.commands.length; i++) {
-    const c = st.commands[i]!
-    if (c.program === 'cd' || c.program === 'pushd' || c.program === 'popd') moved = true
-    else if (moved && c.program === 'git' && c.readOnly) {
-      const reason = 'git after cd may read another repository whose configuration can run code'
-      st.commands[i] = { ...c, readOnly: false, reason }
-      st.problems.push({ reason, unsure: true })
-    }
+  for (let i = 0; i < st.facts.length; i++) {
+    const f = st.facts[i]!
+    if (!f.info.readOnly || !movedAway(f.cwd) || !runsGit(f)) continue
+    const reason = 'git after cd may read another repository whose configuration can run code'
+    const info = { ...f.info, readOnly: false, reason }
+    st.commands[st.commands.indexOf(f.info)] = info
+    st.facts[i] = { ...f, info } as CommandFacts
+    st.problems.push({ reason, unsure: true })
   }
+}
+
+function runsGit(f: CommandFacts): boolean {
+  const isGit = (w: Word | undefined) => w?.kind === 'static' && /(^|\/)git$/.test(w.value)
+  if (isGit(f.words[0])) return true
+  return f.judgement.runs.some((r) => r.kind === 'argv' && isGit(r.words[0]))
 }
 
 function describeError(root: Node): string {
@@ -156,13 +194,25 @@ function describeError(root: Node): string {
   return 'syntax error'
 }
 
-function unsure(reason: string): CommandClassification {
+function unsureResult(reason: string): CommandClassification {
   return Object.freeze({
     readOnly: false,
     reason,
+    reasons: Object.freeze([reason]),
     commands: Object.freeze([]),
     writes: Object.freeze([]),
     unsure: true,
+  })
+}
+
+function failed(reason: string): Analysis {
+  return Object.freeze({
+    classification: unsureResult(reason),
+    facts: Object.freeze([]),
+    complete: false,
+    reads: Object.freeze([]),
+    writes: Object.freeze([]),
+    globOptions: true,
   })
 }
 
@@ -191,10 +241,9 @@ export type CommandPart = Pick<
  * syntax that is not analysed: then no rule may match it part by part).
  */
 export function splitCompound(command: string): readonly CommandPart[] | undefined {
-  const c = classifyCommand(command)
-  if (c.commands.length === 0) return undefined
-  if (incomplete.has(c)) return undefined
-  return c.commands.map((p) => ({
+  const a = analyzeCommand(command)
+  if (!a.complete) return undefined
+  return a.classification.commands.map((p) => ({
     text: p.text,
     canonical: p.canonical,
     ...(p.argv !== undefined ? { argv: p.argv } : {}),
@@ -202,9 +251,4 @@ export function splitCompound(command: string): readonly CommandPart[] | undefin
     ...(p.subcommand !== undefined ? { subcommand: p.subcommand } : {}),
     readOnly: p.readOnly,
   }))
-}
-
-/** Whether a result's simple commands cover the whole input (what splitCompound requires). */
-export function coversWholeInput(c: CommandClassification): boolean {
-  return !incomplete.has(c)
 }

@@ -1,28 +1,125 @@
-import { firstDynamic, hitsFlag, no, staticArgs } from './programs.js'
-import type { Verdict, Word } from './types.js'
+import { no, ok, unsure } from './judgement.js'
+import { arg, flag, type Grammar, grammar, optArg, type Parsed, parseOptions, tagged } from './options.js'
+import { own } from './own.js'
+import type { InnerCommand, Judgement, Word } from './types.js'
+import { describeWord, mayBeOption } from './words.js'
 
 /**
- * git is read-only only for reading subcommands with reading flags (seed 003 §8.4: `git status`
- * yes, `git push --force` no). Global options that load other configuration or another repository
- * (`-c`, `--config-env`, `-C`, `--git-dir`, `--work-tree`, `--exec-path`) are refused: a config can
- * name a pager, an fsmonitor or a diff driver, which runs arbitrary code.
+ * git is read-only only for reading subcommands with reading options (seed 003 §8.4: `git status`
+ * yes, `git push --force` no), in the starting directory. Refused everywhere:
+ *
+ * - global options that load other configuration or another repository (`-c`, `--config-env`,
+ *   `-C`, `--git-dir`, `--work-tree`, `--exec-path=`): a config can name a pager, an fsmonitor or a
+ *   diff driver, which runs arbitrary code; `-p`/`--paginate` runs the configured pager;
+ * - options and placeholders that run configured programs (issue 12 §3): `--ext-diff`,
+ *   `--textconv`, `--show-signature` and `%G?`-style format placeholders (they run gpg or the
+ *   configured `gpg.program`), `cat-file --filters`, `grep -O` (a pager), `tag -v`;
+ * - options that write (`--output`) or reach the network (`--upload-pack`, `--exec`).
+ *
+ * Option grammars follow git's parse-options: `git config` stops at the first non-option
+ * (`git config core.fsmonitor CMD --get` sets the key), `--abbrev[=<n>]` only takes an attached
+ * value (`git branch --abbrev NAME` creates NAME).
  */
 
-// Global options that are safe before the subcommand.
-const SAFE_GLOBAL = new Set([
-  '--no-pager',
-  '-P',
-  '--no-optional-locks',
-  '--literal-pathspecs',
-  '--no-replace-objects',
-  '--glob-pathspecs',
-  '--noglob-pathspecs',
-  '--icase-pathspecs',
-  '--version',
-  '--help',
-])
+// Global options (git.c handle_options). `effect` marks those that make the command not read-only.
+type Global = { readonly arity: 'none' | 'required' | 'optional'; readonly why?: string }
+const OTHER_CONFIG = 'can load other configuration or another repository (which can run code)'
+const GLOBALS: Readonly<Record<string, Global>> = {
+  '--no-pager': { arity: 'none' },
+  '-P': { arity: 'none' },
+  '--no-optional-locks': { arity: 'none' },
+  '--literal-pathspecs': { arity: 'none' },
+  '--no-replace-objects': { arity: 'none' },
+  '--no-lazy-fetch': { arity: 'none' },
+  '--no-advice': { arity: 'none' },
+  '--glob-pathspecs': { arity: 'none' },
+  '--noglob-pathspecs': { arity: 'none' },
+  '--icase-pathspecs': { arity: 'none' },
+  '--bare': { arity: 'none', why: OTHER_CONFIG },
+  '-p': { arity: 'none', why: 'runs the configured pager' },
+  '--paginate': { arity: 'none', why: 'runs the configured pager' },
+  '-c': { arity: 'required', why: OTHER_CONFIG },
+  '--config-env': { arity: 'required', why: OTHER_CONFIG },
+  '-C': { arity: 'required', why: OTHER_CONFIG },
+  '--git-dir': { arity: 'required', why: OTHER_CONFIG },
+  '--work-tree': { arity: 'required', why: OTHER_CONFIG },
+  '--namespace': { arity: 'required' },
+  '--super-prefix': { arity: 'required', why: OTHER_CONFIG },
+  '--attr-source': { arity: 'required', why: OTHER_CONFIG },
+  '--exec-path': { arity: 'optional', why: OTHER_CONFIG },
+  '--list-cmds': { arity: 'required' },
+}
 
-// Subcommands that only read the repository (with the flag checks below).
+export interface GitGlobals {
+  /** Global options in order (`--git-dir=x` split into name and value). */
+  readonly options: readonly { readonly name: string; readonly value?: Word }[]
+  /** Index of the subcommand in the words after `git` (may equal their length). */
+  readonly sub: number
+  /** A problem reading the globals (an unknown option, a dynamic word). */
+  readonly problem?: string
+}
+
+/** Read git's global options (before the subcommand). */
+export function gitGlobals(args: readonly Word[]): GitGlobals {
+  const options: { name: string; value?: Word }[] = []
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!
+    if (w.kind !== 'static') {
+      if (!mayBeOption(w)) return { options, sub: i }
+      return { options, sub: i, problem: `git with ${describeWord(w)} before the subcommand is not analysed` }
+    }
+    const a = w.value
+    if (!a.startsWith('-')) return { options, sub: i }
+    const eq = a.indexOf('=')
+    const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a
+    const g = own(GLOBALS, name)
+    if (g === undefined) {
+      if (a === '--version' || a === '-v' || a === '--help' || a === '-h' || a.endsWith('-path'))
+        return { options: [...options, { name: a }], sub: args.length }
+      return { options, sub: i, problem: `git option ${name} is not analysed` }
+    }
+    if (g.arity === 'none') options.push({ name })
+    else if (eq > 0) options.push({ name, value: { kind: 'static', value: a.slice(eq + 1) } })
+    else if (g.arity === 'optional') options.push({ name })
+    else {
+      const v = args[++i]
+      if (v === undefined) return { options, sub: args.length, problem: `git ${name} needs a value` }
+      options.push({ name, value: v })
+    }
+  }
+  return { options, sub: args.length }
+}
+
+export function judgeGit(args: readonly Word[]): Judgement {
+  const g = gitGlobals(args)
+  if (g.problem !== undefined) return unsure(g.problem)
+  for (const o of g.options) {
+    if (o.name === '--version' || o.name === '-v') return ok('git --version only prints')
+    if (o.name === '--help' || o.name === '-h') return no('git --help opens a pager or browser')
+    if (o.name.endsWith('-path') && o.name !== '--exec-path') return ok(`git ${o.name} only prints`)
+    if (o.name === '--exec-path' && o.value === undefined && g.sub === args.length)
+      return ok('git --exec-path only prints')
+    const why = own(GLOBALS, o.name)?.why
+    if (why !== undefined) return no(`git ${o.name} ${why}`, { runs: innerOfGlobal(o) })
+  }
+  const subWord = args[g.sub]
+  if (subWord === undefined) return unsure('git without a subcommand is not analysed')
+  if (subWord.kind !== 'static')
+    return unsure(`git with a subcommand only known at run time (${describeWord(subWord)})`)
+  const sub = subWord.value
+  const rest = args.slice(g.sub + 1)
+  const v = judgeSub(sub, rest)
+  return { ...v, subcommand: sub }
+}
+
+/** `-c alias.x='!cmd'` names shell code git runs for the alias (for deny rules). */
+function innerOfGlobal(o: { name: string; value?: Word }): InnerCommand[] {
+  if (o.name !== '-c' || o.value?.kind !== 'static') return []
+  const m = /^alias\.[^=]+=!(.*)$/s.exec(o.value.value)
+  return m === null ? [] : [{ kind: 'shell', code: { kind: 'static', value: m[1]! }, via: 'git alias' }]
+}
+
+// Subcommands that only read the repository (with the option checks below).
 const READING = new Set([
   'status',
   'log',
@@ -45,6 +142,7 @@ const READING = new Set([
   'count-objects',
   'check-ignore',
   'check-attr',
+  'check-mailmap',
   'whatchanged',
   'cherry',
   'range-diff',
@@ -53,164 +151,408 @@ const READING = new Set([
   'diff-tree',
   'diff-files',
   'diff-index',
+  'var',
 ])
 
-// Flags that write a file, run an external program or a pager, wherever they appear.
-const DANGEROUS_LONG = [
-  'output',
-  'ext-diff',
-  'textconv',
-  'open-files-in-pager',
-  'exec',
-  'upload-pack',
-  'receive-pack',
+// Long options that write a file, run a configured or external program, or reach the network,
+// wherever they appear (any prefix counts: parse-options accepts unique abbreviations).
+const DANGEROUS_LONG: readonly (readonly [string, string])[] = [
+  ['output', 'writes a file'],
+  ['ext-diff', 'runs the configured external diff program'],
+  ['textconv', 'runs the configured textconv program'],
+  ['show-signature', 'runs gpg (or the configured gpg.program) to verify signatures'],
+  ['open-files-in-pager', 'runs a pager'],
+  ['exec', 'runs a program'],
+  ['upload-pack', 'runs a program and reaches a remote'],
+  ['receive-pack', 'runs a program and reaches a remote'],
+  ['remote', 'reaches a remote'],
 ]
 
-export function judgeGit(args: readonly Word[]): Verdict {
-  const list = staticArgs(args)
-  if (list === undefined) {
-    return no(`git with a dynamic argument (${firstDynamic(args)!.why}) could expand to a writing option`, {
-      unsure: true,
-    })
-  }
-  let i = 0
-  for (; i < list.length; i++) {
-    const a = list[i]!
-    if (!a.startsWith('-')) break
-    if (SAFE_GLOBAL.has(a)) {
-      if (a === '--version') return { readOnly: true, reason: 'git --version only prints' }
-      if (a === '--help') return no('git --help opens a pager or browser', { unsure: true })
+/** Placeholders of --format/--pretty that verify signatures (`%G?`, `%GS`, `%GK`, `%(signature)`). */
+const SIGNATURE_PLACEHOLDER = /(^|[^%])(%%)*%(G|\(signature)/
+
+function dangerous(sub: string, rest: readonly Word[]): Judgement | undefined {
+  for (const w of rest) {
+    // A glob word (`--format=%G?`) is passed as written when nothing matches it.
+    if (w.kind === 'dynamic') continue
+    const a = w.kind === 'static' ? w.value : w.text
+    if (a === '--') break
+    if (SIGNATURE_PLACEHOLDER.test(a))
+      return no(
+        `git ${sub} format placeholder ${a.match(/%(G.?|\(signature)/)?.[0] ?? '%G'} runs gpg to verify signatures`,
+      )
+    if (a.startsWith('--')) {
+      const n = name(a)
+      if (n === '') continue
+      if (sub === 'cat-file' && n.length >= 3 && 'filters'.startsWith(n))
+        return no('git cat-file --filters runs the configured filter programs')
+      for (const [long, why] of DANGEROUS_LONG) {
+        if (n.length >= 3 && long.startsWith(n)) {
+          const writes =
+            long === 'output' && a.includes('=')
+              ? [{ kind: 'static' as const, value: a.slice(a.indexOf('=') + 1) }]
+              : []
+          return no(`git ${sub} --${long} ${why}`, { writes })
+        }
+      }
       continue
     }
-    return no(
-      `git ${a.split('=')[0]} can load other configuration or another repository (which can run code)`,
-    )
+    if (sub === 'grep' && /^-[^-]*O/.test(a)) return no('git grep -O runs a pager')
+    if (sub === 'archive' && /^-[^-]*o/.test(a)) return no('git archive -o writes a file')
+    if (sub === 'tag' && /^-[^-]*v/.test(a)) return no('git tag -v runs gpg to verify signatures')
   }
-  const sub = list[i]
-  if (sub === undefined) return no('git without a subcommand is not analysed', { unsure: true })
-  const rest = list.slice(i + 1)
-  const verdict = judgeSub(sub, rest)
-  return { ...verdict, subcommand: sub }
+  return undefined
 }
 
-function judgeSub(sub: string, rest: readonly string[]): Verdict {
-  for (const a of rest) {
-    if (a === '--') break
-    const hit = hitsFlag(a, sub === 'grep' ? 'O' : '', DANGEROUS_LONG)
-    if (hit !== undefined) {
-      return no(
-        `git ${sub} ${hit} writes a file or runs an external program`,
-        hit === '--output' && a.includes('=') ? { writes: [a.slice(a.indexOf('=') + 1)] } : {},
-      )
+const name = (a: string) => a.slice(2).split('=', 1)[0]!
+
+/** A word that may be an option (and so `--output` or `--ext-diff`) before `--`. */
+function firstUnknownOption(rest: readonly Word[]): Word | undefined {
+  for (const w of rest) {
+    if (w.kind === 'static') {
+      if (w.value === '--') return undefined
+      continue
     }
+    // A glob may match a file named like any option (`--o*` and a file `--output=x`).
+    if (mayBeOption(w)) return w
   }
-  if (READING.has(sub)) return { readOnly: true, reason: `git ${sub} only reads the repository` }
+  return undefined
+}
+
+function judgeSub(sub: string, rest: readonly Word[]): Judgement {
+  const d = dangerous(sub, rest)
+  if (d !== undefined) return d
+  const unknown = firstUnknownOption(rest)
+  if (READING.has(sub) || sub === 'stash' || sub === 'reflog') {
+    if (unknown !== undefined)
+      return unsure(
+        `git ${sub} with ${describeWord(unknown)} where an option may stand could expand to a writing option`,
+      )
+  }
+  if (READING.has(sub)) return ok(`git ${sub} only reads the repository`)
   switch (sub) {
     case 'branch':
-      return listingOnly(
-        sub,
-        rest,
-        [
-          '-a',
-          '--all',
-          '-r',
-          '--remotes',
-          '-v',
-          '-vv',
-          '--verbose',
-          '--show-current',
-          '--no-color',
-          '--color',
-          '--column',
-          '--no-column',
-          '-i',
-          '--ignore-case',
-          '--omit-empty',
-        ],
-        [
-          '--contains',
-          '--no-contains',
-          '--merged',
-          '--no-merged',
-          '--points-at',
-          '--sort',
-          '--format',
-          '--abbrev',
-        ],
-      )
+      return listing(sub, BRANCH, rest)
     case 'tag':
-      return listingOnly(
-        sub,
-        rest,
-        ['-n', '--no-color', '--color', '--column', '--no-column', '-i', '--ignore-case'],
-        ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'],
-      )
+      return listing(sub, TAG, rest)
     case 'remote':
-      if (rest.length === 0 || (rest.length === 1 && (rest[0] === '-v' || rest[0] === '--verbose')))
-        return { readOnly: true, reason: 'git remote lists remotes' }
-      if (rest[0] === 'get-url')
-        return { readOnly: true, reason: 'git remote get-url only reads configuration' }
-      return no(`git remote ${rest[0]} changes remotes or reaches the network`)
-    case 'config': {
-      if (rest[0] === 'get' || rest[0] === 'list')
-        return { readOnly: true, reason: `git config ${rest[0]} only reads configuration` }
-      const reading = rest.some((a) =>
-        ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l'].includes(a),
-      )
-      const writing = rest.some(
-        (a) =>
-          /^--(add|unset|unset-all|replace-all|rename-section|remove-section|edit)$/.test(a) || a === '-e',
-      )
-      if (reading && !writing)
-        return { readOnly: true, reason: 'git config --get/--list only reads configuration' }
-      return no('git config without --get or --list can change configuration', { unsure: true })
-    }
-    case 'stash':
-      if (rest[0] === 'list' || rest[0] === 'show')
-        return { readOnly: true, reason: `git stash ${rest[0]} only reads` }
+      return judgeRemote(rest)
+    case 'config':
+      return judgeConfig(rest)
+    case 'stash': {
+      const action = staticOf(rest[0])
+      if (action === 'list' || action === 'show') return ok(`git stash ${action} only reads`)
       return no('git stash changes the working tree')
-    case 'worktree':
-      if (rest[0] === 'list') return { readOnly: true, reason: 'git worktree list only reads' }
-      return no(`git worktree ${rest[0] ?? ''} changes worktrees`.trimEnd())
-    case 'reflog':
+    }
+    case 'worktree': {
+      const action = staticOf(rest[0])
       if (
-        rest.length === 0 ||
-        rest[0] === 'show' ||
-        (!['expire', 'delete', 'exists'].includes(rest[0]!) && rest[0]!.startsWith('-'))
-      ) {
-        return { readOnly: true, reason: 'git reflog show only reads' }
-      }
-      return no(`git reflog ${rest[0]} changes the reflog`)
+        action === 'list' &&
+        rest.length <= 3 &&
+        rest.slice(1).every((w) => ['-v', '--verbose', '--porcelain', '-z'].includes(staticOf(w) ?? ''))
+      )
+        return ok('git worktree list only reads')
+      return no(`git worktree ${action ?? ''} changes worktrees`.replace(/ +changes/, ' changes'))
+    }
+    case 'reflog': {
+      const action = staticOf(rest[0])
+      if (action === undefined || action === 'show' || (action.startsWith('-') && action !== '--'))
+        return ok('git reflog show only reads')
+      if (action === 'expire' || action === 'delete') return no(`git reflog ${action} changes the reflog`)
+      if (action === 'exists') return ok('git reflog exists only reads')
+      return ok('git reflog show only reads')
+    }
+    case 'archive':
+      // Without --output/--remote/--exec (refused above) the archive goes to stdout.
+      return unknown === undefined
+        ? ok('git archive writes the archive to standard output only')
+        : unsure(`git archive with ${describeWord(unknown)} where an option may stand is not analysed`)
+    case 'bisect':
+      if (staticOf(rest[0]) === 'run')
+        return no('git bisect run runs a command', { runs: [{ kind: 'argv', words: rest.slice(1) }] })
+      return no('git bisect changes the checked-out commit')
+    case 'rebase':
+      return no('git rebase rewrites history', { runs: rebaseExec(rest) })
+    case 'submodule':
+      if (staticOf(rest[0]) === 'foreach')
+        return no('git submodule foreach runs a command in every submodule', {
+          runs: shellFromWords(
+            rest
+              .slice(1)
+              .filter(
+                (w) => staticOf(w) !== '--recursive' && staticOf(w) !== '-q' && staticOf(w) !== '--quiet',
+              ),
+            'git submodule foreach',
+          ),
+        })
+      return no('git submodule reaches the network or changes the repository')
     case 'fetch':
     case 'pull':
     case 'push':
     case 'clone':
     case 'ls-remote':
-    case 'submodule':
       return no(`git ${sub} reaches the network or changes the repository`)
+    case 'help':
+      return no('git help opens a pager or browser')
+    case 'verify-commit':
+    case 'verify-tag':
+      return no(`git ${sub} runs gpg to verify signatures`)
     default:
       return no(`git ${sub} is not a reading subcommand`)
   }
 }
 
-/** `git branch`/`git tag`: listing only; a bare operand creates a branch or tag unless --list. */
-function listingOnly(
-  sub: string,
-  rest: readonly string[],
-  flags: readonly string[],
-  valued: readonly string[],
-): Verdict {
-  const listing = rest.some((a) => a === '-l' || a === '--list')
+const staticOf = (w: Word | undefined): string | undefined => (w?.kind === 'static' ? w.value : undefined)
+
+function rebaseExec(rest: readonly Word[]): InnerCommand[] {
+  const out: InnerCommand[] = []
   for (let i = 0; i < rest.length; i++) {
-    const a = rest[i]!
-    if (a === '-l' || a === '--list' || flags.includes(a)) continue
-    const name = a.split('=', 1)[0]!
-    if (valued.includes(name)) {
-      if (!a.includes('=')) i++
-      continue
-    }
-    if (!a.startsWith('-') && listing) continue
-    return no(`git ${sub} ${a} ${a.startsWith('-') ? 'is not a listing option' : `creates a ${sub}`}`)
+    const a = staticOf(rest[i])
+    if (a === '-x' || a === '--exec') {
+      const code = rest[i + 1]
+      if (code !== undefined) out.push({ kind: 'shell', code, via: `git rebase ${a}` })
+    } else if (a?.startsWith('--exec='))
+      out.push({ kind: 'shell', code: { kind: 'static', value: a.slice(7) }, via: 'git rebase --exec' })
   }
-  return { readOnly: true, reason: `git ${sub} only lists` }
+  return out
 }
+
+/** Words that git joins with spaces and runs through the shell. */
+export function shellFromWords(words: readonly Word[], via: string): InnerCommand[] {
+  if (words.length === 0) return []
+  if (words.every((w) => w.kind === 'static')) {
+    return [
+      {
+        kind: 'shell',
+        code: { kind: 'static', value: words.map((w) => (w as { value: string }).value).join(' ') },
+        via,
+      },
+    ]
+  }
+  return [
+    {
+      kind: 'shell',
+      code: {
+        kind: 'dynamic',
+        why: 'code built from words only known at run time',
+        prefix: '',
+        split: false,
+      },
+      via,
+    },
+  ]
+}
+
+// git branch / git tag grammars (git 2.39 `git branch -h`, `git tag -h`); tags mark modes that
+// change refs, and the filters that imply --list (`git branch --contains HEAD x` lists). `--abbrev[=<n>]`, `--color[=<when>]`, `--column[=<style>]`, `-t[=<mode>]` and tag's
+// `-n[<n>]` take only attached values.
+const BRANCH: Grammar = grammar({
+  short: 'vqarlif',
+  shortSpecs: {
+    t: tagged(optArg, 'changes'),
+    u: tagged(arg, 'changes'),
+    d: tagged(flag, 'changes'),
+    D: tagged(flag, 'changes'),
+    m: tagged(flag, 'changes'),
+    M: tagged(flag, 'changes'),
+    c: tagged(flag, 'changes'),
+    C: tagged(flag, 'changes'),
+    f: tagged(flag, 'changes'),
+    l: tagged(flag, 'list'),
+  },
+  long: {
+    verbose: flag,
+    quiet: flag,
+    track: tagged(optArg, 'changes'),
+    'no-track': tagged(flag, 'changes'),
+    'set-upstream-to': tagged(arg, 'changes'),
+    'unset-upstream': tagged(flag, 'changes'),
+    color: optArg,
+    'no-color': flag,
+    remotes: flag,
+    contains: tagged(arg, 'list'),
+    'no-contains': tagged(arg, 'list'),
+    abbrev: optArg,
+    'no-abbrev': flag,
+    all: flag,
+    delete: tagged(flag, 'changes'),
+    move: tagged(flag, 'changes'),
+    copy: tagged(flag, 'changes'),
+    list: tagged(flag, 'list'),
+    'show-current': flag,
+    'create-reflog': tagged(flag, 'changes'),
+    'edit-description': tagged(flag, 'changes'),
+    force: tagged(flag, 'changes'),
+    merged: tagged(arg, 'list'),
+    'no-merged': tagged(arg, 'list'),
+    column: optArg,
+    'no-column': flag,
+    sort: arg,
+    'points-at': tagged(arg, 'list'),
+    'ignore-case': flag,
+    'omit-empty': flag,
+    'recurse-submodules': tagged(flag, 'changes'),
+    format: arg,
+  },
+})
+
+const TAG: Grammar = grammar({
+  short: 'i',
+  shortSpecs: {
+    l: tagged(flag, 'list'),
+    n: optArg,
+    d: tagged(flag, 'changes'),
+    v: tagged(flag, 'changes'),
+    a: tagged(flag, 'changes'),
+    m: tagged(arg, 'changes'),
+    F: tagged(arg, 'changes'),
+    e: tagged(flag, 'changes'),
+    s: tagged(flag, 'changes'),
+    u: tagged(arg, 'changes'),
+    f: tagged(flag, 'changes'),
+  },
+  long: {
+    list: tagged(flag, 'list'),
+    delete: tagged(flag, 'changes'),
+    verify: tagged(flag, 'changes'),
+    annotate: tagged(flag, 'changes'),
+    message: tagged(arg, 'changes'),
+    file: tagged(arg, 'changes'),
+    edit: tagged(flag, 'changes'),
+    sign: tagged(flag, 'changes'),
+    'no-sign': flag,
+    cleanup: tagged(arg, 'changes'),
+    'local-user': tagged(arg, 'changes'),
+    force: tagged(flag, 'changes'),
+    'create-reflog': tagged(flag, 'changes'),
+    column: optArg,
+    'no-column': flag,
+    contains: tagged(arg, 'list'),
+    'no-contains': tagged(arg, 'list'),
+    merged: tagged(arg, 'list'),
+    'no-merged': tagged(arg, 'list'),
+    sort: arg,
+    'points-at': tagged(arg, 'list'),
+    format: arg,
+    color: optArg,
+    'ignore-case': flag,
+    'omit-empty': flag,
+  },
+})
+
+/** `git branch`/`git tag`: listing only; an operand creates a branch or tag unless `--list`. */
+function listing(sub: string, g: Grammar, rest: readonly Word[]): Judgement {
+  const p = parseOptions(g, rest)
+  if (!p.ok) return unsure(`git ${sub}: ${p.reason}`)
+  if (p.unknown.length > 0)
+    return unsure(`git ${sub} with ${describeWord(p.unknown[0]!)} where an option may stand is not analysed`)
+  const changing = p.options.find((o) => o.spec.tag === 'changes')
+  if (changing !== undefined) return no(`git ${sub} ${changing.name} is not a listing option`)
+  const list = p.options.some((o) => o.spec.tag === 'list' || (sub === 'tag' && o.name === '-n'))
+  if (p.operands.length > 0 && !list) return no(`git ${sub} ${describeWord(p.operands[0]!)} creates a ${sub}`)
+  return ok(`git ${sub} only lists`)
+}
+
+function judgeRemote(rest: readonly Word[]): Judgement {
+  const words = rest.map(staticOf)
+  if (words.some((w) => w === undefined))
+    return unsure('git remote with a word only known at run time is not analysed')
+  const verbose = (w: string | undefined) => w === '-v' || w === '--verbose'
+  let i = 0
+  while (verbose(words[i])) i++
+  const action = words[i]
+  if (action === undefined) return ok('git remote lists remotes')
+  if (action === 'get-url') {
+    const opts = words.slice(i + 1).filter((w) => w!.startsWith('-'))
+    if (opts.every((o) => o === '--push' || o === '--all'))
+      return ok('git remote get-url only reads configuration')
+  }
+  if (action === 'show' && words.slice(i + 1).some((w) => w === '-n'))
+    return ok('git remote show -n only reads configuration')
+  return no(`git remote ${action} changes remotes or reaches the network`)
+}
+
+// git config (2.39): options stop at the first non-option (PARSE_OPT_STOP_AT_NON_OPTION).
+const CONFIG: Grammar = grammar({
+  permute: false,
+  short: 'lz',
+  shortSpecs: { f: tagged(arg, 'file'), e: tagged(flag, 'write'), t: arg },
+  long: {
+    global: tagged(flag, 'global'),
+    system: tagged(flag, 'system'),
+    local: flag,
+    worktree: flag,
+    file: tagged(arg, 'file'),
+    blob: arg,
+    get: tagged(flag, 'read'),
+    'get-all': tagged(flag, 'read'),
+    'get-regexp': tagged(flag, 'read'),
+    'get-urlmatch': tagged(flag, 'read'),
+    'get-color': tagged(flag, 'read'),
+    'get-colorbool': tagged(flag, 'read'),
+    list: tagged(flag, 'read'),
+    'replace-all': tagged(flag, 'write'),
+    add: tagged(flag, 'write'),
+    unset: tagged(flag, 'write'),
+    'unset-all': tagged(flag, 'write'),
+    'rename-section': tagged(flag, 'write'),
+    'remove-section': tagged(flag, 'write'),
+    edit: tagged(flag, 'write'),
+    'fixed-value': flag,
+    type: arg,
+    'no-type': flag,
+    bool: flag,
+    int: flag,
+    'bool-or-int': flag,
+    'bool-or-str': flag,
+    path: flag,
+    'expiry-date': flag,
+    null: flag,
+    'name-only': flag,
+    includes: flag,
+    'no-includes': flag,
+    'show-origin': flag,
+    'show-scope': flag,
+    default: arg,
+  },
+})
+
+function judgeConfig(rest: readonly Word[]): Judgement {
+  const first = staticOf(rest[0])
+  // git 2.46+ subcommands; older gits reject `get`/`list` as a key without a section.
+  if (first === 'get' || first === 'list') return judgeConfigAction(first, rest.slice(1))
+  const p = parseOptions(CONFIG, rest)
+  if (!p.ok) return unsure(`git config: ${p.reason}`)
+  if (p.unknown.length > 0 || p.operands.some((w) => w.kind !== 'static'))
+    return unsure('git config with a word only known at run time is not analysed')
+  const target = configFile(p)
+  const writeWhy = `git config ${target === undefined ? '' : `(${describeWord(target)}) `}changes configuration`
+  const writes = target === undefined ? [] : [target]
+  const write = p.options.find((o) => o.spec.tag === 'write')
+  if (write !== undefined) return no(`${writeWhy} (${write.name})`, { writes })
+  const read = p.options.find((o) => o.spec.tag === 'read')
+  if (read !== undefined) return ok(`git config ${read.name} only reads configuration`)
+  // No action: one operand reads the key, two or more set it.
+  if (p.operands.length === 1) return ok('git config NAME only reads configuration')
+  if (p.operands.length === 0) return unsure('git config without a key is not analysed')
+  return no(`${writeWhy} (sets ${describeWord(p.operands[0]!)})`, { writes })
+}
+
+function judgeConfigAction(action: string, rest: readonly Word[]): Judgement {
+  const p = parseOptions(CONFIG, rest, true)
+  if (!p.ok) return unsure(`git config ${action}: ${p.reason}`)
+  if (p.options.some((o) => o.spec.tag === 'write')) return no(`git config ${action} with a writing option`)
+  return ok(`git config ${action} only reads configuration`)
+}
+
+/** The file a `git config` write changes: `--file X`, `--global`, else the repository's config. */
+function configFile(p: Extract<Parsed, { ok: true }>): Word | undefined {
+  const file = p.options.find((o) => o.spec.tag === 'file')
+  if (file?.value !== undefined) return file.value
+  if (p.options.some((o) => o.spec.tag === 'global')) return { kind: 'static', value: '~/.gitconfig' }
+  if (p.options.some((o) => o.spec.tag === 'system')) return { kind: 'static', value: '/etc/gitconfig' }
+  return { kind: 'static', value: '.git/config' }
+}
+
+/** git subcommand grammars, for the tests that check them against `git <sub> -h`. */
+export const GIT_GRAMMARS: Readonly<Record<string, Grammar>> = { branch: BRANCH, tag: TAG, config: CONFIG }

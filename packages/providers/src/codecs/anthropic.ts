@@ -24,6 +24,36 @@ import {
 type WireBlock = { [key: string]: JsonValue }
 type WireMessage = { role: 'user' | 'assistant'; content: WireBlock[] }
 
+/**
+ * Anthropic's tool search tool (docs: "Tool search tool"; types `tool_search_tool_bm25_20251119`
+ * and `tool_search_tool_regex_20251119`, beta header `advanced-tool-use-2025-11-20`). Checked
+ * against the published documentation only: no request has been sent to the real API from here.
+ */
+export const NATIVE_TOOL_SEARCH = {
+  bm25: { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' },
+  regex: { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' },
+} as const satisfies Record<string, { type: string; name: string }>
+export const TOOL_SEARCH_BETA = 'advanced-tool-use-2025-11-20'
+
+/** Blocks the API's own server produced: its tool use and every `*_tool_result`. */
+function isServerBlock(type: unknown): boolean {
+  return type === 'server_tool_use' || (typeof type === 'string' && type.endsWith('_tool_result'))
+}
+
+/** The block as it must be replayed: a server tool use gets its streamed input as an object. */
+function serverBlock(open: { block: JsonObject; input: string }): JsonObject {
+  if (open.block.type !== 'server_tool_use') return open.block
+  let input: JsonValue = open.block.input ?? {}
+  if (open.input !== '') {
+    try {
+      input = JSON.parse(open.input) as JsonValue
+    } catch {
+      input = {}
+    }
+  }
+  return { ...open.block, input }
+}
+
 function encodeContent(blocks: readonly ContentBlock[]): WireBlock[] {
   return blocks.map(
     (b): WireBlock =>
@@ -63,6 +93,13 @@ function encodeMessages(messages: readonly Message[]): { system: string[]; wire:
         break
       case 'assistant': {
         const content: WireBlock[] = []
+        // A server tool use is replayed only with its result (a reply cut between the two would
+        // otherwise make every later request invalid).
+        const answered = new Set(
+          m.parts.flatMap((p) =>
+            p.type === 'server-block' && p.block.type !== 'server_tool_use' ? [p.block.tool_use_id] : [],
+          ),
+        )
         for (const p of m.parts) {
           if (p.type === 'text') {
             if (p.text !== '') content.push({ type: 'text', text: p.text })
@@ -70,13 +107,18 @@ function encodeMessages(messages: readonly Message[]): { system: string[]; wire:
             // Thinking can only be replayed with its signature; unsigned reasoning (other wires) is dropped.
             if (p.signature !== undefined)
               content.push({ type: 'thinking', thinking: p.text, signature: p.signature })
-          } else
+          } else if (p.type === 'server-block') {
+            // The server's own tool use and its result go back exactly as they came (tool search:
+            // the API expands the tool references again from them).
+            if (p.block.type !== 'server_tool_use' || answered.has(p.block.id)) content.push({ ...p.block })
+          } else if (p.type === 'tool-call')
             content.push({
               type: 'tool_use',
               id: p.callId,
               name: p.name,
               input: argumentsObject(p.arguments),
             })
+          else assertNever(p, 'assistant part')
         }
         push('assistant', content)
         break
@@ -127,22 +169,34 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
   }
   if (cache) markLastBlock(wire)
   body.messages = wire
-  const { compiled, fallbacks } = compileTools(
+  const { compiled, fallbacks, omissions } = compileTools(
     request.tools ?? [],
     'anthropic-strict',
     'anthropic',
     options.strictTools === true,
   )
+  // Native deferred loading (tool search tool): only when asked for, and only when at least one
+  // tool is deferred and one is not (the API refuses a request whose every tool is deferred).
+  // Otherwise `deferLoading` is ignored here and the tool is sent like any other.
+  const search = options.nativeToolSearch
+  const deferred = compiled.filter((c) => c.tool.deferLoading === true).length
+  const native = search !== undefined && deferred > 0 && deferred < compiled.length
   if (compiled.length > 0) {
-    body.tools = compiled.map(({ tool, parameters, strict }, i) => ({
+    const lastInPrefix = compiled.findLastIndex((c) => !(native && c.tool.deferLoading === true))
+    const tools: JsonValue[] = compiled.map(({ tool, parameters, strict }, i) => ({
       name: tool.name,
       description: tool.description,
       input_schema: parameters,
       ...(strict ? { strict: true } : {}),
-      ...(tool.deferLoading === true ? { defer_loading: true } : {}),
-      // The tools come first in the cached prefix: one breakpoint after the last covers them all.
-      ...(cache && i === compiled.length - 1 ? { cache_control: EPHEMERAL } : {}),
+      ...(native && tool.deferLoading === true ? { defer_loading: true } : {}),
+      // The tools come first in the cached prefix: one breakpoint after the last declaration that
+      // is sent in full covers them all (a deferred one is not in the prefix; tool search, when
+      // native, is appended after and covered by the system prompt's breakpoint).
+      ...(cache && i === lastInPrefix ? { cache_control: EPHEMERAL } : {}),
     }))
+    // Last, so the declarations before it keep their place (prompt cache).
+    if (native) tools.push({ ...NATIVE_TOOL_SEARCH[search] })
+    body.tools = tools
   }
   const choice = request.toolChoice
   if (choice !== undefined && compiled.length > 0) {
@@ -157,7 +211,10 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
   }
   if (request.temperature !== undefined) body.temperature = request.temperature
   if (options.stream) body.stream = true
-  return encodedRequest(body, compiled, fallbacks)
+  return {
+    ...encodedRequest(body, compiled, fallbacks, omissions),
+    ...(native ? { headers: { 'anthropic-beta': TOOL_SEARCH_BETA } } : {}),
+  }
 }
 
 function usageOf(u: unknown): Usage | undefined {
@@ -204,6 +261,8 @@ function decodeResponse(json: unknown): DecodedResponse {
         name: str(b.name) ?? '',
         arguments: JSON.stringify(b.input ?? {}),
       })
+    else if (isServerBlock(b.type))
+      parts.push({ type: 'server-block', provider: 'anthropic', block: b as JsonObject })
   }
   const raw = str(r.stop_reason) ?? null
   const decoded = usageOf(r.usage)
@@ -220,6 +279,8 @@ type OpenBlock =
   | { kind: 'text' }
   | { kind: 'thinking' }
   | { kind: 'tool'; callId: string; name: string; args: string }
+  /** A server tool's use (its input streams as JSON deltas) or result (complete at its start). */
+  | { kind: 'server'; block: JsonObject; input: string }
   | { kind: 'other' }
 
 class AnthropicStreamDecoder implements StreamDecoder {
@@ -251,6 +312,8 @@ class AnthropicStreamDecoder implements StreamDecoder {
           if (typeof block.text === 'string' && block.text !== '')
             out.push({ type: 'text-delta', text: block.text })
         } else if (block.type === 'thinking') this.blocks.set(index, { kind: 'thinking' })
+        else if (isServerBlock(block.type))
+          this.blocks.set(index, { kind: 'server', block: block as JsonObject, input: '' })
         else this.blocks.set(index, { kind: 'other' })
         break
       }
@@ -263,6 +326,12 @@ class AnthropicStreamDecoder implements StreamDecoder {
           out.push({ type: 'reasoning-delta', text: delta.thinking })
         else if (delta.type === 'signature_delta' && typeof delta.signature === 'string')
           out.push({ type: 'reasoning-signature', signature: delta.signature })
+        else if (
+          delta.type === 'input_json_delta' &&
+          block?.kind === 'server' &&
+          typeof delta.partial_json === 'string'
+        )
+          block.input += delta.partial_json
         else if (
           delta.type === 'input_json_delta' &&
           block?.kind === 'tool' &&
@@ -278,7 +347,9 @@ class AnthropicStreamDecoder implements StreamDecoder {
         const index = num(data.index) ?? -1
         const block = this.blocks.get(index)
         this.blocks.delete(index)
-        if (block?.kind === 'tool')
+        if (block?.kind === 'server')
+          out.push({ type: 'server-block', provider: 'anthropic', block: serverBlock(block) })
+        else if (block?.kind === 'tool')
           out.push({
             type: 'tool-call-complete',
             callId: block.callId,

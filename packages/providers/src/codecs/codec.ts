@@ -3,8 +3,8 @@ import type { JsonObject, ToolSchema } from '@toolgate/core'
 import type { AssistantMessage } from '../messages.js'
 import type { ModelRequest, ModelStreamEvent, Provider, Usage } from '../model.js'
 import { SchemaDialectError } from '../schema/dialect-error.js'
-import type { SchemaDialect } from '../schema/dialects.js'
-import { toProviderSchema } from '../schema/to-provider-schema.js'
+import { DIALECTS, type DialectProfile, type SchemaDialect } from '../schema/dialects.js'
+import { compileProviderSchema, type SchemaUsage, toProviderSchema } from '../schema/to-provider-schema.js'
 import type { StopReason } from '../stop-reasons.js'
 import { ProviderStreamError } from '../transport/errors.js'
 import type { SseMessage } from '../transport/sse.js'
@@ -15,10 +15,23 @@ export interface EncodeOptions {
   /** Send tools with the family's strict dialect, falling back per tool. Default false. */
   readonly strictTools?: boolean
   readonly stream: boolean
+  /**
+   * Anthropic only: use the API's tool search tool for tools marked `deferLoading` (sent with
+   * `defer_loading: true`). Without it `deferLoading` is ignored by the codec.
+   */
+  readonly nativeToolSearch?: 'bm25' | 'regex'
 }
 
 /** A tool that could not be sent strict: which keyword, where (for the session log). */
 export interface SchemaFallback {
+  readonly tool: string
+  readonly keyword: string
+  readonly path: string
+  readonly message: string
+}
+
+/** A tool left out of a request because no dialect of the wire could express its schema. */
+export interface SchemaOmission {
   readonly tool: string
   readonly keyword: string
   readonly path: string
@@ -30,6 +43,10 @@ export interface EncodedRequest {
   /** Tools sent with a strict schema (their optional fields may come back as null). */
   readonly strictTools: ReadonlySet<string>
   readonly schemaFallbacks: readonly SchemaFallback[]
+  /** Tools left out (issue 16 §3: one bad schema never costs the whole request). */
+  readonly schemaOmissions: readonly SchemaOmission[]
+  /** Headers this request needs (a beta feature it uses). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 export interface DecodedResponse {
@@ -68,29 +85,80 @@ export interface CompiledTool {
 
 /**
  * Compile each tool for a family: strict dialect when asked, else (or when the strict dialect cannot
- * express the schema) the lenient one. One tool's failure never affects the others.
+ * express the schema) the lenient one. One tool's failure never affects the others. Budgets the
+ * family counts across the whole request (Anthropic: 20 strict tools, 24 optional and 16
+ * union-typed parameters in total) are spent in request order, first come first served: a tool
+ * that would overspend goes non-strict with a fallback saying so. Earlier tools never depend on
+ * later ones, so appending a tool (deferred loading) never changes what was already sent.
  */
 export function compileTools(
   tools: readonly ToolSchema[],
   strictDialect: SchemaDialect,
   lenientDialect: SchemaDialect,
   strict: boolean,
-): { compiled: CompiledTool[]; fallbacks: SchemaFallback[] } {
+): { compiled: CompiledTool[]; fallbacks: SchemaFallback[]; omissions: SchemaOmission[] } {
   const compiled: CompiledTool[] = []
   const fallbacks: SchemaFallback[] = []
+  const omissions: SchemaOmission[] = []
+  const limits = (DIALECTS[strictDialect] as DialectProfile).requestLimits
+  const spent = { strictTools: 0, optional: 0, unions: 0 }
   for (const tool of tools) {
     if (strict) {
       try {
-        compiled.push({ tool, parameters: toProviderSchema(tool.parameters, strictDialect), strict: true })
-        continue
+        const { schema, usage } = compileProviderSchema(tool.parameters, strictDialect)
+        const over = limits ? overspend(limits, spent, usage) : undefined
+        if (over === undefined) {
+          spent.strictTools++
+          spent.optional += usage.optional
+          spent.unions += usage.unions
+          compiled.push({ tool, parameters: schema, strict: true })
+          continue
+        }
+        fallbacks.push({ tool: tool.name, keyword: over.keyword, path: '', message: over.message })
       } catch (error) {
         if (!(error instanceof SchemaDialectError)) throw error
         fallbacks.push({ tool: tool.name, keyword: error.keyword, path: error.path, message: error.message })
       }
     }
-    compiled.push({ tool, parameters: toProviderSchema(tool.parameters, lenientDialect), strict: false })
+    try {
+      compiled.push({ tool, parameters: toProviderSchema(tool.parameters, lenientDialect), strict: false })
+    } catch (error) {
+      // Not even the lenient dialect can send it: this one tool is left out, the request goes.
+      const e = error instanceof SchemaDialectError ? error : undefined
+      omissions.push({
+        tool: tool.name,
+        keyword: e?.keyword ?? 'schema',
+        path: e?.path ?? '',
+        message: error instanceof Error ? error.message : String(error),
+      })
+    }
   }
-  return { compiled, fallbacks }
+  return { compiled, fallbacks, omissions }
+}
+
+/** Which request-wide budget this tool would overspend, if any. */
+function overspend(
+  limits: NonNullable<DialectProfile['requestLimits']>,
+  spent: { strictTools: number; optional: number; unions: number },
+  usage: SchemaUsage,
+): { keyword: string; message: string } | undefined {
+  const sentNonStrict = 'so this tool is sent non-strict'
+  if (spent.strictTools + 1 > limits.strictTools)
+    return {
+      keyword: 'strict',
+      message: `the request already has ${limits.strictTools} strict tools, the most the provider accepts; ${sentNonStrict}`,
+    }
+  if (spent.optional + usage.optional > limits.optional)
+    return {
+      keyword: 'required',
+      message: `its ${usage.optional} optional parameters would bring the request's strict tools to ${spent.optional + usage.optional}, over the limit of ${limits.optional}; ${sentNonStrict}`,
+    }
+  if (spent.unions + usage.unions > limits.unions)
+    return {
+      keyword: 'anyOf',
+      message: `its ${usage.unions} union-typed parameters would bring the request's strict tools to ${spent.unions + usage.unions}, over the limit of ${limits.unions}; ${sentNonStrict}`,
+    }
+  return undefined
 }
 
 /** The encoded request every codec returns: the wire body plus which tools went strict. */
@@ -98,11 +166,13 @@ export function encodedRequest(
   body: EncodedRequest['body'],
   compiled: readonly CompiledTool[],
   fallbacks: readonly SchemaFallback[],
+  omissions: readonly SchemaOmission[] = [],
 ): EncodedRequest {
   return {
     body,
     strictTools: new Set(compiled.filter((c) => c.strict).map((c) => c.tool.name)),
     schemaFallbacks: fallbacks,
+    schemaOmissions: omissions,
   }
 }
 

@@ -74,7 +74,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
   const maxTokens = request.maxTokens ?? options.maxTokens
   // `max_tokens` is what compatible servers understand; OpenAI still accepts it for chat models.
   body.max_tokens = maxTokens
-  const { compiled, fallbacks } = compileTools(
+  const { compiled, fallbacks, omissions } = compileTools(
     request.tools ?? [],
     'openai-strict',
     'openai',
@@ -101,7 +101,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
     body.stream = true
     body.stream_options = { include_usage: true }
   }
-  return encodedRequest(body, compiled, fallbacks)
+  return encodedRequest(body, compiled, fallbacks, omissions)
 }
 
 function usageOf(u: unknown): Usage | undefined {

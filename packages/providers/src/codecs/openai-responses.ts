@@ -69,7 +69,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
     max_output_tokens: request.maxTokens ?? options.maxTokens,
     store: false,
   }
-  const { compiled, fallbacks } = compileTools(
+  const { compiled, fallbacks, omissions } = compileTools(
     request.tools ?? [],
     'openai-strict',
     'openai',
@@ -90,7 +90,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
   if (request.temperature !== undefined) body.temperature = request.temperature
   if (request.cache?.key !== undefined) body.prompt_cache_key = request.cache.key
   if (options.stream) body.stream = true
-  return encodedRequest(body, compiled, fallbacks)
+  return encodedRequest(body, compiled, fallbacks, omissions)
 }
 
 function usageOf(u: unknown): Usage | undefined {

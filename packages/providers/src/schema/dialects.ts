@@ -21,8 +21,27 @@ export interface DialectProfile {
   readonly formats?: ReadonlySet<string>
   /** Largest `minItems` the family accepts (Anthropic strict: 0 or 1). */
   readonly maxMinItems?: number
-  /** Limits of the family's strict mode. */
-  readonly limits?: { readonly depth: number; readonly properties: number }
+  /** Documented limits of the family's strict mode, over one schema. */
+  readonly limits?: {
+    readonly depth?: number
+    readonly properties?: number
+    readonly enumValues?: number
+    /** Total characters of string enum values, when there are more than `above` values. */
+    readonly enumChars?: { readonly above: number; readonly chars: number }
+    readonly optional?: number
+    readonly unions?: number
+  }
+  /** Reject regex features the strict decoder cannot run (lookaround, backreferences). */
+  readonly regex?: boolean
+  /**
+   * Documented limits over ALL strict tools of one request: past them the excess tools are sent
+   * non-strict (codec.ts compileTools), never a 400.
+   */
+  readonly requestLimits?: {
+    readonly strictTools: number
+    readonly optional: number
+    readonly unions: number
+  }
 }
 
 const STRUCTURE = [
@@ -42,7 +61,6 @@ const ANNOTATIONS = ['description', 'title', 'enum', 'const']
  * values are valid in ways a description cannot carry reliably, so they make the tool non-strict.
  */
 export const STRUCTURAL_UNSUPPORTED: readonly string[] = [
-  'allOf',
   'not',
   'if',
   'then',
@@ -81,16 +99,22 @@ export const DIALECTS = {
       'maxItems',
     ]),
     formats: new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']),
-    limits: { depth: 10, properties: 5000 },
+    // Also: at most 1,000 enum values in total, and at most 15,000 characters of string enum
+    // values once there are more than 250 of them.
+    limits: { depth: 10, properties: 5000, enumValues: 1000, enumChars: { above: 250, chars: 15_000 } },
+    regex: true,
   },
   // Non-strict function parameters accept JSON Schema as is; only zod's artefacts are removed.
   openai: { strict: false, requireAll: false, closedObjects: false, refs: 'keep', openApiNullable: false },
   // Anthropic strict tool use: optional properties stay optional; numeric and string-length
-  // constraints are not supported; minItems only 0 or 1; `default` is supported; no recursion.
+  // constraints are not supported; minItems only 0 or 1; `default` is supported; no recursion;
+  // every object needs additionalProperties: false; at most 20 strict tools per request, and at
+  // most 24 optional and 16 union-typed parameters across the request's strict schemas (so also
+  // per tool); no lookaround or backreferences.
   'anthropic-strict': {
     strict: true,
     requireAll: false,
-    closedObjects: false,
+    closedObjects: true,
     refs: 'keep-acyclic',
     openApiNullable: false,
     keep: new Set([...STRUCTURE, ...ANNOTATIONS, 'pattern', 'format', 'default', 'minItems']),
@@ -107,6 +131,9 @@ export const DIALECTS = {
       'uuid',
     ]),
     maxMinItems: 1,
+    limits: { optional: 24, unions: 16 },
+    requestLimits: { strictTools: 20, optional: 24, unions: 16 },
+    regex: true,
   },
   anthropic: { strict: false, requireAll: false, closedObjects: false, refs: 'keep', openApiNullable: false },
   // Gemini function declarations: the OpenAPI 3.0 Schema subset (no $ref, no type arrays, no

@@ -1,7 +1,7 @@
 // The schema dialect compiler (seed 003 §11.1: a tree rewrite, not a switch). Every node is visited:
 // nested objects, array items, union branches and $defs, so a nested object can never reach the
 // provider unrewritten (§11.3 🔴).
-import type { JsonObject, JsonValue } from '@toolgate/core'
+import { type JsonObject, type JsonValue, normalizeSchema } from '@toolgate/core'
 import { SchemaDialectError } from './dialect-error.js'
 import { DIALECTS, type DialectProfile, type SchemaDialect, STRUCTURAL_UNSUPPORTED } from './dialects.js'
 import { isObject, jsonTypeOf, type Node, pointer, resolveRef, typesOf } from './json-schema.js'
@@ -18,15 +18,52 @@ interface Ctx {
   /** $ref targets being inlined (gemini) or followed (anthropic-strict), for recursion detection. */
   readonly refStack: string[]
   properties: number
+  /** Enum values in the whole schema (OpenAI strict: at most 1,000). */
+  enumValues: number
+  /** Characters of string enum values (OpenAI strict: at most 15,000 when more than 250 values). */
+  enumChars: number
+  /** Optional properties and union-typed properties (Anthropic strict budgets). */
+  optional: number
+  unions: number
+}
+
+/** What one compiled schema spends of the budgets a provider counts across a whole request. */
+export interface SchemaUsage {
+  /** Optional properties (Anthropic strict: at most 24 across the request's strict tools). */
+  readonly optional: number
+  /** Properties with union types (Anthropic strict: at most 16 across the request). */
+  readonly unions: number
 }
 
 /**
  * Rewrite a tool's JSON Schema into what `dialect` accepts. Pure; the input is not modified.
  * Throws SchemaDialectError (with `.keyword` and `.path`) when the dialect cannot express it.
  */
-export function toProviderSchema(schema: JsonObject, dialect: SchemaDialect): JsonObject {
+export function toProviderSchema(input: JsonObject, dialect: SchemaDialect): JsonObject {
+  return compileProviderSchema(input, dialect).schema
+}
+
+/** `toProviderSchema` plus what the schema spends of the request-wide budgets. */
+export function compileProviderSchema(
+  input: JsonObject,
+  dialect: SchemaDialect,
+): { readonly schema: JsonObject; readonly usage: SchemaUsage } {
   const profile: DialectProfile = DIALECTS[dialect]
-  const ctx: Ctx = { dialect, profile, root: schema, refStack: [], properties: 0 }
+  // Foreign forms first (issue 16 §3): legacy drafts, OpenAPI nullable, no root type, `{}`.
+  const normalized = normalizeSchema(input, { root: 'object' })
+  if (!normalized.ok) throw new SchemaDialectError(dialect, 'schema', normalized.path, normalized.problem)
+  const schema = normalized.schema
+  const ctx: Ctx = {
+    dialect,
+    profile,
+    root: schema,
+    refStack: [],
+    properties: 0,
+    enumValues: 0,
+    enumChars: 0,
+    optional: 0,
+    unions: 0,
+  }
   if (profile.strict) {
     const types = typesOf(schema)
     if (types?.length !== 1 || types[0] !== 'object')
@@ -39,14 +76,8 @@ export function toProviderSchema(schema: JsonObject, dialect: SchemaDialect): Js
   }
   if (profile.refs === 'keep-acyclic') checkAcyclic(ctx, schema, '')
   const out = rewrite(ctx, schema, '', 0)
-  if (profile.limits && ctx.properties > profile.limits.properties)
-    throw new SchemaDialectError(
-      dialect,
-      'properties',
-      '',
-      `${ctx.properties} object properties in total exceed the limit of ${profile.limits.properties}`,
-    )
-  return out
+  checkBudgets(ctx)
+  return { schema: out, usage: { optional: ctx.optional, unions: ctx.unions } }
 }
 
 function fail(ctx: Ctx, keyword: string, path: string, detail: string): never {
@@ -64,8 +95,24 @@ function rewrite(ctx: Ctx, input: JsonValue, path: string, depth: number): Node 
       fail(ctx, 'type', path, `boolean schema \`${JSON.stringify(input)}\` is not supported`)
     return { not: {} }
   }
-  const node = input
+  let node = input
   if (!profile.strict) return rewriteLenient(ctx, node, path, depth)
+  if (Array.isArray(node.allOf)) node = mergeAllOf(ctx, node, path)
+  if (typeof node.$ref === 'string' && profile.refs !== 'inline' && hasConstraintSiblings(node)) {
+    // A $ref with constraints beside it: the strict decoders take a bare $ref, so the target is
+    // merged with its siblings (like allOf); a recursive target cannot be.
+    const target = resolveRef(ctx.root, node.$ref)
+    if (!target) fail(ctx, '$ref', pointer(path, '$ref'), `cannot resolve \`${node.$ref}\` (only local refs)`)
+    if (refersTo(ctx.root, target, node.$ref, new Set()))
+      fail(
+        ctx,
+        '$ref',
+        pointer(path, '$ref'),
+        `\`${node.$ref}\` is recursive, so its sibling keywords cannot be merged into it`,
+      )
+    const { $ref: _, ...siblings } = node
+    node = mergeAllOf(ctx, { allOf: [target, siblings] }, path)
+  }
 
   for (const key of STRUCTURAL_UNSUPPORTED)
     if (key in node)
@@ -109,7 +156,7 @@ function rewriteConstraints(ctx: Ctx, node: JsonObject, path: string, depth: num
   let objectDepth = depth
   if (isObjectNode) {
     objectDepth = depth + 1
-    if (profile.limits && objectDepth > profile.limits.depth)
+    if (profile.limits?.depth !== undefined && objectDepth > profile.limits.depth)
       fail(
         ctx,
         'properties',
@@ -133,8 +180,17 @@ function rewriteConstraints(ctx: Ctx, node: JsonObject, path: string, depth: num
       case 'properties': {
         if (!isObject(value)) break
         const props: Node = {}
+        const required = new Set(Array.isArray(node.required) ? node.required : [])
         for (const [name, sub] of Object.entries(value)) {
           ctx.properties++
+          if (!required.has(name)) ctx.optional++
+          if (
+            isObject(sub) &&
+            (Array.isArray(sub.anyOf) ||
+              Array.isArray(sub.oneOf) ||
+              (Array.isArray(sub.type) && sub.type.filter((t) => t !== 'null').length > 1))
+          )
+            ctx.unions++
           props[name] = rewrite(ctx, sub, pointer(path, 'properties', name), objectDepth)
         }
         out.properties = props
@@ -197,6 +253,10 @@ function rewriteConstraints(ctx: Ctx, node: JsonObject, path: string, depth: num
         } else out.const = value
         break
       case 'enum':
+        if (Array.isArray(value)) {
+          ctx.enumValues += value.length
+          for (const v of value) if (typeof v === 'string') ctx.enumChars += v.length
+        }
         if (profile.openApiNullable && Array.isArray(value) && value.includes(null)) {
           out.enum = value.filter((v) => v !== null)
           out.nullable = true
@@ -211,6 +271,19 @@ function rewriteConstraints(ctx: Ctx, node: JsonObject, path: string, depth: num
         if (typeof value === 'string' && profile.formats?.has(value)) out.format = value
         else moved.push(`format: ${JSON.stringify(value)}`)
         break
+      case 'pattern':
+        if (typeof value === 'string' && profile.regex) {
+          const feature = unsupportedRegex(value)
+          if (feature)
+            fail(
+              ctx,
+              'pattern',
+              pointer(path, 'pattern'),
+              `the pattern uses ${feature}, which the ${ctx.dialect} regex engine does not support`,
+            )
+        }
+        keepOrMove(ctx, out, moved, key, value)
+        break
       case 'minItems':
         if (typeof value === 'number' && profile.maxMinItems !== undefined && value > profile.maxMinItems) {
           moved.push(`minItems: ${value}`)
@@ -223,6 +296,21 @@ function rewriteConstraints(ctx: Ctx, node: JsonObject, path: string, depth: num
   }
 
   if (isObjectNode) {
+    // A nested object that declares no properties and is not closed is a free-form map (GitHub's
+    // `conditions: {type: object}`): closing it would silently forbid every key. Only the root may
+    // be empty (a tool without arguments).
+    if (
+      profile.closedObjects &&
+      path !== '' &&
+      node.additionalProperties !== false &&
+      (!isObject(node.properties) || Object.keys(node.properties).length === 0)
+    )
+      fail(
+        ctx,
+        'additionalProperties',
+        path,
+        'a free-form object (no properties declared) cannot be expressed; every key must be declared',
+      )
     if (profile.closedObjects) out.additionalProperties = false
     if (profile.requireAll) requireAll(out)
   }
@@ -404,4 +492,124 @@ function rewriteLenient(ctx: Ctx, node: JsonObject, path: string, depth: number)
     } else out[key] = value
   }
   return out
+}
+
+/** Limits the provider documents for its strict mode, over the whole schema. */
+function checkBudgets(ctx: Ctx): void {
+  const limits = ctx.profile.limits
+  if (!limits) return
+  const over = (keyword: string, detail: string) => fail(ctx, keyword, '', detail)
+  if (limits.properties !== undefined && ctx.properties > limits.properties)
+    over(
+      'properties',
+      `${ctx.properties} object properties in total exceed the limit of ${limits.properties}`,
+    )
+  if (limits.enumValues !== undefined && ctx.enumValues > limits.enumValues)
+    over('enum', `${ctx.enumValues} enum values in total exceed the limit of ${limits.enumValues}`)
+  if (
+    limits.enumChars !== undefined &&
+    ctx.enumValues > limits.enumChars.above &&
+    ctx.enumChars > limits.enumChars.chars
+  )
+    over(
+      'enum',
+      `${ctx.enumChars} characters of enum values (with more than ${limits.enumChars.above} values) exceed the limit of ${limits.enumChars.chars}`,
+    )
+  if (limits.optional !== undefined && ctx.optional > limits.optional)
+    over('required', `${ctx.optional} optional parameters exceed the limit of ${limits.optional}`)
+  if (limits.unions !== undefined && ctx.unions > limits.unions)
+    over('anyOf', `${ctx.unions} parameters with union types exceed the limit of ${limits.unions}`)
+}
+
+/** Regex features the strict decoders reject (documented: no lookaround, no backreferences). */
+function unsupportedRegex(pattern: string): string | undefined {
+  if (/\(\?<?[=!]/.test(pattern)) return 'lookaround ((?=, (?!, (?<=, (?<!)'
+  if (/\\[1-9]|\\k</.test(pattern)) return 'a backreference'
+  return undefined
+}
+
+const ANNOTATION_SIBLINGS = new Set(['description', 'title', '$comment', 'examples', 'default'])
+
+function hasConstraintSiblings(node: JsonObject): boolean {
+  return Object.keys(node).some((k) => k !== '$ref' && !ANNOTATION_SIBLINGS.has(k))
+}
+
+function refersTo(root: JsonObject, node: JsonValue, ref: string, seen: Set<JsonObject>): boolean {
+  if (Array.isArray(node)) return node.some((v) => refersTo(root, v, ref, seen))
+  if (!isObject(node) || seen.has(node)) return false
+  seen.add(node)
+  if (node.$ref === ref) return true
+  if (typeof node.$ref === 'string') {
+    const target = resolveRef(root, node.$ref)
+    if (target && refersTo(root, target, ref, seen)) return true
+  }
+  return Object.entries(node).some(
+    ([k, v]) => k !== '$defs' && k !== 'definitions' && refersTo(root, v, ref, seen),
+  )
+}
+
+/**
+ * Strict dialects take no `allOf`; an allOf of object schemas (zod `.and()`, OpenAPI composition)
+ * means "all of these properties", which one merged object expresses exactly. Branches that are
+ * not objects, or that constrain the same property or keyword differently, cannot be merged.
+ */
+function mergeAllOf(ctx: Ctx, node: JsonObject, path: string): JsonObject {
+  const { allOf, ...rest } = node
+  const branches = [rest, ...(allOf as JsonValue[])]
+  const merged: Node = {}
+  const properties: Node = {}
+  const required = new Set<string>()
+  let closed = false
+  for (const [i, raw] of branches.entries()) {
+    const at = i === 0 ? path : pointer(path, 'allOf', i - 1)
+    let branch = raw
+    const seen: string[] = []
+    while (isObject(branch) && typeof branch.$ref === 'string' && Object.keys(branch).length === 1) {
+      if (seen.includes(branch.$ref))
+        fail(ctx, '$ref', pointer(at, '$ref'), `recursive reference \`${branch.$ref}\``)
+      seen.push(branch.$ref)
+      const target = resolveRef(ctx.root, branch.$ref)
+      if (!target)
+        fail(ctx, '$ref', pointer(at, '$ref'), `cannot resolve \`${branch.$ref}\` (only local refs)`)
+      branch = target
+    }
+    if (!isObject(branch)) fail(ctx, 'allOf', at, 'a boolean branch cannot be merged')
+    const b = Array.isArray(branch.allOf) ? mergeAllOf(ctx, branch, at) : branch
+    for (const [key, value] of Object.entries(b)) {
+      if (key === 'properties' && isObject(value)) {
+        for (const [name, sub] of Object.entries(value)) {
+          if (name in properties && JSON.stringify(properties[name]) !== JSON.stringify(sub))
+            fail(
+              ctx,
+              'allOf',
+              pointer(at, 'properties', name),
+              `property "${name}" is defined differently in two branches`,
+            )
+          properties[name] = sub
+        }
+      } else if (key === 'required' && Array.isArray(value)) {
+        for (const r of value) if (typeof r === 'string') required.add(r)
+      } else if (key === 'additionalProperties') {
+        if (value === false) closed = true
+      } else if (key === 'description' || key === 'title') {
+        if (!(key in merged)) merged[key] = value
+      } else if (key === 'type') {
+        if ('type' in merged && JSON.stringify(merged.type) !== JSON.stringify(value))
+          fail(ctx, 'allOf', pointer(at, 'type'), 'the branches have different types')
+        merged.type = value
+      } else if (key in merged && JSON.stringify(merged[key]) !== JSON.stringify(value)) {
+        fail(ctx, 'allOf', pointer(at, key), `\`${key}\` differs between branches`)
+      } else merged[key] = value
+    }
+  }
+  if (merged.type !== undefined && merged.type !== 'object')
+    fail(ctx, 'allOf', pointer(path, 'allOf'), 'only object branches can be merged')
+  if (Object.keys(properties).length > 0 || merged.type === 'object') {
+    merged.type = 'object'
+    merged.properties = properties
+    if (required.size > 0) merged.required = [...required]
+  }
+  // A closed branch closed only its own properties; merged, the other branches' are declared too.
+  if (closed && !ctx.profile.closedObjects) merged.additionalProperties = false
+  return merged
 }

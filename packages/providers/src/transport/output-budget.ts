@@ -39,6 +39,9 @@ export class OutputBudget {
         this.add(extra + (seen === undefined ? CALL_COST + event.callId.length + event.name.length : 0))
         return true
       }
+      case 'server-block':
+        // A provider-side block (tool search) is kept and replayed whole: its JSON is output too.
+        return this.add(JSON.stringify(event.block).length)
       case 'finish':
         return true
       default:
@@ -57,6 +60,9 @@ export class OutputBudget {
         return
       case 'tool-call':
         this.add(CALL_COST + part.callId.length + part.name.length + part.arguments.length)
+        return
+      case 'server-block':
+        this.add(JSON.stringify(part.block).length)
         return
       default:
         assertNever(part)

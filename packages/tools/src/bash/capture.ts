@@ -1,36 +1,45 @@
-import { createWriteStream, type WriteStream } from 'node:fs'
+import { SpillFile } from './spill.js'
 
 // Bounded capture of one output stream (issue 4 §4; DESIGN §7 "a 100 MB output never exists twice
-// in memory"): the last `max` bytes stay in memory; once the stream outgrows `max`, every byte goes
-// to a spill file as it arrives (the head it held first included), with backpressure: `write`
-// returns false while the file is behind, and the caller pauses the pipe until `onDrain`.
+// in memory"): the last `max` bytes stay in memory; once the stream outgrows `max`, its bytes go to
+// a spill file as they arrive (the head it held first included), with backpressure: `write`
+// returns false while the file is behind, and the caller pauses the pipe until `onDrain`. The spill
+// file itself is capped (issue 11 §7): it keeps the first and the last `maxSpill / 2` bytes.
 
 export interface CaptureResult {
   /** The kept tail (the whole output when it fit), decoded as UTF-8. */
   readonly text: string
   /** Total bytes the stream produced. */
   readonly bytes: number
-  /** Present when the output outgrew the cap: where all of it is. */
-  readonly spill?: { readonly path: string; readonly bytes: number; readonly lines: number }
+  /** Total lines the stream produced (a last line without a newline counts). */
+  readonly lines: number
+  /** Present when the output outgrew the in-memory cap: the file with its head and tail. */
+  readonly spill?: {
+    readonly path: string
+    /** Bytes and lines in the file. */
+    readonly bytes: number
+    readonly lines: number
+    /** Output bytes dropped between the head and the tail kept in the file. */
+    readonly omittedBytes: number
+  }
   /** Why the spill file is incomplete, if writing it failed (disk full, ...). */
   readonly spillError?: string
 }
 
 export class OutputCapture {
   readonly #max: number
+  readonly #maxSpill: number
   readonly #spillPath: () => string
   #held: Buffer[] = []
   #heldBytes = 0
   #bytes = 0
   #newlines = 0
   #lastByte = -1
-  #spill: WriteStream | undefined
-  #path: string | undefined
-  #spillError: string | undefined
-  #drainWaiters: (() => void)[] = []
+  #spill: SpillFile | undefined
 
-  constructor(max: number, spillPath: () => string) {
+  constructor(max: number, spillPath: () => string, maxSpill = Number.POSITIVE_INFINITY) {
     this.#max = max
+    this.#maxSpill = maxSpill
     this.#spillPath = spillPath
   }
 
@@ -41,8 +50,13 @@ export class OutputCapture {
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) this.#newlines++
     this.#lastByte = chunk[chunk.length - 1]!
     let ok = true
-    if (this.#spill === undefined && this.#bytes > this.#max) this.#openSpill()
-    if (this.#spill !== undefined && this.#spillError === undefined) ok = this.#spill.write(chunk)
+    if (this.#spill === undefined && this.#bytes > this.#max) {
+      const half = Math.max(1, Math.floor(this.#maxSpill / 2))
+      this.#spill = new SpillFile(this.#spillPath(), { head: half, tail: half })
+      // Everything so far is still held (nothing is dropped before the cap is passed).
+      for (const held of this.#held) this.#spill.write(held)
+    }
+    if (this.#spill !== undefined) ok = this.#spill.write(chunk)
     this.#held.push(chunk)
     this.#heldBytes += chunk.length
     while (this.#held.length > 1 && this.#heldBytes - this.#held[0]!.length >= this.#max) {
@@ -52,30 +66,8 @@ export class OutputCapture {
   }
 
   onDrain(resume: () => void): void {
-    if (this.#spill === undefined || this.#spillError !== undefined || !this.#spill.writableNeedDrain) {
-      resume()
-      return
-    }
-    this.#drainWaiters.push(resume)
-  }
-
-  #openSpill(): void {
-    this.#path = this.#spillPath()
-    const stream = createWriteStream(this.#path, { mode: 0o600 })
-    stream.on('drain', () => this.#releaseWaiters())
-    stream.on('error', (error) => {
-      this.#spillError = error.message
-      this.#releaseWaiters()
-    })
-    this.#spill = stream
-    // Everything so far is still held (nothing is dropped before the cap is passed).
-    for (const held of this.#held) stream.write(held)
-  }
-
-  #releaseWaiters(): void {
-    const waiters = this.#drainWaiters
-    this.#drainWaiters = []
-    for (const resume of waiters) resume()
+    if (this.#spill === undefined) resume()
+    else this.#spill.onDrain(resume)
   }
 
   async finish(): Promise<CaptureResult> {
@@ -89,22 +81,15 @@ export class OutputCapture {
       buffer = buffer.subarray(start)
     }
     const text = buffer.toString('utf8')
-    const spill = this.#spill
-    if (spill === undefined || this.#path === undefined) return { text, bytes: this.#bytes }
-    if (this.#spillError === undefined) {
-      await new Promise<void>((resolve) => {
-        spill.end(() => resolve())
-        spill.once('error', () => resolve())
-      })
-    } else {
-      spill.destroy()
-    }
-    const lines = this.#newlines + (this.#lastByte !== 10 ? 1 : 0)
+    const lines = this.#newlines + (this.#bytes > 0 && this.#lastByte !== 10 ? 1 : 0)
+    if (this.#spill === undefined) return { text, bytes: this.#bytes, lines }
+    const spill = await this.#spill.finish(this.#lastByte === 10)
     return {
       text,
       bytes: this.#bytes,
-      spill: { path: this.#path, bytes: this.#bytes, lines },
-      ...(this.#spillError === undefined ? {} : { spillError: this.#spillError }),
+      lines,
+      spill: { path: spill.path, bytes: spill.bytes, lines: spill.lines, omittedBytes: spill.omittedBytes },
+      ...(spill.error === undefined ? {} : { spillError: spill.error }),
     }
   }
 }

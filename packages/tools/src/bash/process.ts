@@ -2,8 +2,11 @@ import { spawn } from 'node:child_process'
 
 // One command in its own process group and session (`detached: true` = setsid: no controlling
 // terminal, so nothing can stop on a tty read), stdin closed so prompts fail fast. Timeout, the
-// caller's abort and orphaned stdio holders all end in the same place: the whole group gets SIGTERM,
-// then SIGKILL after a grace period.
+// caller's abort and processes left behind all end in the same place: the whole group gets SIGTERM,
+// then SIGKILL after a grace period. Left behind means: still in the group once the shell exited
+// (`cmd >/dev/null 2>&1 &` holds no output, so waiting for the pipes to close would miss it).
+// A process that left the group (`setsid`) is only ended by a pid namespace around the command:
+// bubblewrap's, or `contain.ts` without bubblewrap (issue 11 §7).
 
 export interface ProcessSink {
   /** false: pause the pipe until `onDrain` calls back. */
@@ -21,6 +24,14 @@ export interface RunProcessOptions {
   readonly killGraceMs: number
   readonly stdout: ProcessSink
   readonly stderr: ProcessSink
+  /** Open descriptors passed as fd 3, 4, ... (the sandbox's seccomp program). */
+  readonly fds?: readonly number[]
+  /**
+   * The command runs in a pid namespace of its own (bubblewrap, or `contain`): when it exits, the
+   * kernel ends everything it started, so the group is not searched for processes left behind
+   * (bubblewrap's init may still be tearing the namespace down at that moment).
+   */
+  readonly pidNamespace?: boolean
 }
 
 export interface ProcessOutcome {
@@ -28,7 +39,7 @@ export interface ProcessOutcome {
   readonly signal: string | null
   readonly timedOut: boolean
   readonly aborted: boolean
-  /** The shell exited but processes it left behind still held its output: they were stopped. */
+  /** The shell exited but processes it left behind were still running: they were stopped. */
   readonly stoppedLeftovers: boolean
   readonly pid: number
 }
@@ -50,7 +61,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> 
     const child = spawn(program, rest, {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(options.fds ?? [])],
       detached: true,
     })
     let timedOut = false
@@ -80,6 +91,16 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> 
       terminate()
     }
 
+    const groupAlive = () => {
+      if (child.pid === undefined) return false
+      try {
+        process.kill(-child.pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+
     const pipe = (stream: NodeJS.ReadableStream & { pause(): void; resume(): void }, sink: ProcessSink) => {
       stream.on('data', (chunk: Buffer) => {
         if (!sink.write(chunk)) {
@@ -88,8 +109,8 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> 
         }
       })
     }
-    pipe(child.stdout, options.stdout)
-    pipe(child.stderr, options.stderr)
+    pipe(child.stdout!, options.stdout)
+    pipe(child.stderr!, options.stderr)
 
     child.once('error', (error) => {
       cleanup()
@@ -97,6 +118,13 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessOutcome> 
     })
     child.once('exit', (code, signal) => {
       exit = { code, signal }
+      // Processes the command left in its group are stopped now, whether or not they hold the
+      // output (SIGTERM, then SIGKILL after the grace period).
+      if (options.pidNamespace !== true && !terminating && groupAlive()) {
+        stoppedLeftovers = true
+        terminate()
+        return
+      }
       // Background processes the command started may still hold stdout/stderr open.
       timers.push(
         setTimeout(() => {

@@ -1,29 +1,65 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import type { FileHandle } from 'node:fs/promises'
 import { ToolError, type ToolRunContext } from '@toolgate/core'
 import type { ToolsEnv } from '../context.js'
 import { fsError } from './errors.js'
 import { type FileStamp, stampOf } from './observations.js'
+import { createFile, type OpenedFile, openExisting, type Target } from './open-file.js'
 
-// The write side of read-before-edit: load the current version, refuse when the model has not
-// seen it (or saw an older one), write, and record the new version as seen (the model wrote it).
+// The write side of read-before-edit: open the file (descriptor-checked, `open-file.ts`), load
+// its current version through that descriptor, refuse when the model has not seen it (or saw an
+// older one), write through the same descriptor, and record the new version as seen.
 
 export type Current =
-  | { readonly exists: false }
-  | { readonly exists: true; readonly content: Buffer; readonly stamp: FileStamp }
+  | { readonly exists: false; readonly file: OpenedFile }
+  | { readonly exists: true; readonly file: OpenedFile; readonly content: Buffer; readonly stamp: FileStamp }
 
-export async function loadCurrent(abs: string, shown: string): Promise<Current> {
+/** Run `fn` on the opened file; the descriptor is closed whatever happens. */
+export async function withFile<T>(file: OpenedFile, fn: () => Promise<T>): Promise<T> {
   try {
-    const st = await stat(abs)
-    if (st.isDirectory()) throw fsError({ code: 'EISDIR' }, shown, 'write')
-    const content = await readFile(abs)
-    // The stamp's mtime/size come from before the read: a change during the read makes it stale.
-    return { exists: true, content, stamp: stampOf(st, content) }
-  } catch (error) {
-    if (error instanceof ToolError) throw error
-    if ((error as { code?: unknown }).code === 'ENOENT') return { exists: false }
-    throw fsError(error, shown, 'open')
+    return await fn()
+  } finally {
+    await file.handle.close()
   }
+}
+
+async function loadExisting(file: OpenedFile): Promise<Current> {
+  // The stamp's mtime/size come from before the read: a change during the read makes it stale.
+  const content = await file.handle.readFile()
+  return { exists: true, file, content, stamp: stampOf(file.stat, content) }
+}
+
+/** `edit`: the existing file, opened for reading and writing. */
+export async function openForEdit(env: ToolsEnv, target: Target): Promise<Current & { exists: true }> {
+  const file = await openExisting(env, target, 'modify')
+  if (file === 'missing') throw fsError({ code: 'ENOENT' }, target.shown, 'edit')
+  try {
+    return (await loadExisting(file)) as Current & { exists: true }
+  } catch (error) {
+    await file.handle.close()
+    throw error instanceof ToolError ? error : fsError(error, target.shown, 'read')
+  }
+}
+
+/** `write`: the existing file with its content, or a new empty one it created. */
+export async function openForWrite(env: ToolsEnv, target: Target): Promise<Current> {
+  // Created by someone else between our look and our O_EXCL create: open it as existing (once).
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const existing = await openExisting(env, target, 'modify')
+    if (existing !== 'missing') {
+      try {
+        return await loadExisting(existing)
+      } catch (error) {
+        await existing.handle.close()
+        throw error instanceof ToolError ? error : fsError(error, target.shown, 'read')
+      }
+    }
+    const created = await createFile(env, target)
+    if (created !== 'exists') return { exists: false, file: created }
+  }
+  throw new ToolError(
+    `${target.shown} appeared and disappeared while write was creating it, so nothing was written. Try again; if it keeps happening, another program is changing that path.`,
+    { info: { code: 'PATH_CHANGED', path: target.shown } },
+  )
 }
 
 /** Throw the model-facing refusal unless the model has read exactly the current version. */
@@ -55,26 +91,33 @@ export function requireFresh(
   }
 }
 
-/** Write the file (creating parent directories) and record the written version as observed. */
+/** Replace the whole content through the descriptor (written first, then cut: never empty between). */
+async function replaceContent(handle: FileHandle, bytes: Buffer): Promise<void> {
+  let offset = 0
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, offset)
+    offset += bytesWritten
+  }
+  await handle.truncate(bytes.length)
+}
+
+/** Write the content through the opened file and record the written version as observed. */
 export async function writeObserved(
   env: ToolsEnv,
   exec: Pick<ToolRunContext, 'emit'>,
-  abs: string,
-  shown: string,
+  file: OpenedFile,
+  target: Target,
   content: string,
-  tool: 'write' | 'edit',
 ): Promise<FileStamp> {
   const bytes = Buffer.from(content, 'utf8')
   try {
-    await mkdir(dirname(abs), { recursive: true })
-    await writeFile(abs, bytes)
-    const st = await stat(abs)
-    const stamp = stampOf(st, bytes)
-    env.observations.record(abs, stamp)
-    exec.emit('fs/observed', { path: abs, tool, ...stamp })
+    await replaceContent(file.handle, bytes)
+    const stamp = stampOf(await file.handle.stat({ bigint: true }), bytes)
+    env.observations.record(target.lexical, stamp)
+    exec.emit('fs/observed', { path: target.lexical, tool: target.tool, ...stamp })
     return stamp
   } catch (error) {
-    env.observations.forget(abs)
-    throw fsError(error, shown, 'write')
+    env.observations.forget(target.lexical)
+    throw fsError(error, target.shown, 'write')
   }
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { BigIntStats } from 'node:fs'
 
 // Read-before-edit (issue 4 §4, seed 001 §6.9 "fs-observation-policy"): editing or overwriting an
 // existing file needs a read of its current version in this session. A version is identified by
@@ -21,8 +22,13 @@ export function sha256(content: Uint8Array): string {
   return createHash('sha256').update(content).digest('hex')
 }
 
-export function stampOf(stat: { mtimeMs: number; size: number }, content: Uint8Array): FileStamp {
-  return { mtimeMs: stat.mtimeMs, size: stat.size, sha256: sha256(content) }
+/** mtime (ms, sub-millisecond digits kept) and size of a descriptor's fstat: every stamp's basis. */
+export function statFields(stat: BigIntStats): { readonly mtimeMs: number; readonly size: number } {
+  return { mtimeMs: Number(stat.mtimeNs) / 1e6, size: Number(stat.size) }
+}
+
+export function stampOf(stat: BigIntStats, content: Uint8Array): FileStamp {
+  return { ...statFields(stat), sha256: sha256(content) }
 }
 
 /**

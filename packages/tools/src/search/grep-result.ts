@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises'
 import { z } from 'zod'
 
 // The one result shape both grep backends fill, so they cannot drift in format: a collector that
@@ -36,15 +37,23 @@ export const grepValueSchema = z.object({
 })
 export type GrepValue = z.infer<typeof grepValueSchema>
 
+/**
+ * What to search, already opened and checked (`openSearchTarget`): a directory by its real path
+ * (the walk starts there; paths are shown under the name the call gave), or one regular file by
+ * its descriptor (both backends read that descriptor, never the name again).
+ */
+export type GrepTarget =
+  | { readonly kind: 'directory'; readonly lexical: string; readonly real: string }
+  | { readonly kind: 'file'; readonly lexical: string; readonly handle: FileHandle; readonly size: number }
+
 export interface GrepRequest {
   readonly pattern: string
   readonly mode: GrepMode
-  /** Absolute path of the file or directory to search. */
-  readonly target: string
+  readonly target: GrepTarget
   readonly glob?: string
-  /** Turns an absolute path into the path shown to the model. */
+  /** Turns an absolute path (as the call named it) into the path shown to the model. */
   readonly display: (absolute: string) => string
-  /** Files a directory search must not read or report (protected for reading). */
+  /** Files (real paths) a directory search must not read or report (protected for reading). */
   readonly excludes: (absolute: string) => boolean
   readonly signal: AbortSignal
 }

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process'
-import { stat } from 'node:fs/promises'
+import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import type { Readable } from 'node:stream'
 import { ToolError } from '@toolgate/core'
 import { GrepCollector, type GrepRequest } from './grep-result.js'
 import { SKIPPED_DIRS } from './walk.js'
@@ -39,20 +39,24 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
       break
   }
   args.push('--regexp', request.pattern)
-  // A directory is searched from inside (cwd), so `--glob a/*.ts` is relative to it as in the JS
-  // fallback; ripgrep then prints paths relative to it, which we make absolute again.
+  // A directory is searched from inside its real path (cwd), so `--glob a/*.ts` is relative to it
+  // as in the JS fallback; ripgrep prints paths relative to it, shown under the name the call gave.
+  // A file is searched through the descriptor the tool opened and checked, given to ripgrep as
+  // its stdin: ripgrep never looks the name up again.
   // Protected files of a directory search are dropped from ripgrep's output before anything is
   // counted or shown (ripgrep cannot be told the table's exemptions), so nothing of them reaches
   // the model, not even whether they matched.
-  const isDir = (await stat(request.target)).isDirectory()
-  if (!isDir) args.push('--', request.target)
-  const absolute = (p: string) => (isDir ? join(request.target, p) : p)
+  const target = request.target
+  const isDir = target.kind === 'directory'
+  if (!isDir) args.push('-')
+  const real = (p: string) => (isDir ? join(target.real, p) : target.lexical)
+  const shown = (p: string) => request.display(isDir ? join(target.lexical, p) : target.lexical)
 
   const out = new GrepCollector(request.mode)
   const child = spawn('rg', args, {
-    cwd: isDir ? request.target : undefined,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+    cwd: isDir ? target.real : undefined,
+    stdio: [isDir ? 'ignore' : target.handle.fd, 'pipe', 'pipe'],
+  }) as ChildProcessByStdio<null, Readable, Readable>
   const onAbort = () => child.kill('SIGKILL')
   request.signal.addEventListener('abort', onAbort, { once: true })
   let stderr = ''
@@ -72,18 +76,17 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
         const event = JSON.parse(line) as RgEvent
         if (event.type !== 'match') continue
         const d = event.data
-        const path = absolute(text(d.path))
-        if (isDir && request.excludes(path)) continue
-        out.line(request.display(path), d.line_number ?? 0, text(d.lines))
+        const path = text(d.path)
+        if (isDir && request.excludes(real(path))) continue
+        out.line(shown(path), d.line_number ?? 0, text(d.lines))
       }
     } else {
       // --null: `path\0` per file (files_with_matches) or `path\0count\n` (count).
       let pending = ''
       const take = (record: string, count?: string) => {
-        const path = absolute(record)
-        if (isDir && request.excludes(path)) return
-        if (request.mode === 'files_with_matches') out.file(request.display(path))
-        else out.file(request.display(path), Number(count))
+        if (isDir && request.excludes(real(record))) return
+        if (request.mode === 'files_with_matches') out.file(shown(record))
+        else out.file(shown(record), Number(count))
       }
       child.stdout.setEncoding('utf8')
       for await (const chunk of child.stdout as AsyncIterable<string>) {

@@ -1,12 +1,21 @@
-// bash {command, description?, timeout_ms?, run_in_background?} (issue 4 §4): one command in its own
-// process group through the sandbox, stdin closed, bounded capture with spill files, a non-zero exit
-// as a value. Background runs go to the jobs service and return the typed handle.
+// bash {command, description?, timeout_ms?, run_in_background?} (issue 4 §4, issue 11): one command
+// under the sandbox profile of the session's preset (or, without bubblewrap, in a pid namespace of
+// its own when the host allows one), with the environment allowlist, stdin closed, bounded capture
+// with capped spill files, a non-zero exit as a value. Background runs go to the jobs service and
+// return the typed handle.
 
 import { StringDecoder } from 'node:string_decoder'
 import { type ContentBlock, defineTool, ToolError, type ToolRunContext } from '@toolgate/core'
-import { classifyCommand, confine, type Enforcement } from '@toolgate/policy'
+import {
+  bashEnvironment,
+  type Confinement,
+  classifyCommand,
+  confine,
+  gitConfigEnvironment,
+} from '@toolgate/policy'
 import { z } from 'zod'
 import { OutputCapture } from '../bash/capture.js'
+import { contain } from '../bash/contain.js'
 import { runProcess } from '../bash/process.js'
 import type { ToolsEnv } from '../context.js'
 import { count, plural } from '../util/format.js'
@@ -15,7 +24,7 @@ import { presenter } from '../util/present.js'
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000
 
-/** Added to the inherited environment: no colours, no pagers, no interactive terminal features. */
+/** Added to the allowlisted environment: no colours, no pagers, no interactive terminal features. */
 export const BASH_ENV: Readonly<Record<string, string>> = Object.freeze({
   NO_COLOR: '1',
   TERM: 'dumb',
@@ -48,10 +57,18 @@ export const bashParameters = z.object({
 })
 export type BashArgs = z.infer<typeof bashParameters>
 
-const spillSchema = z.object({ path: z.string(), bytes: z.number().int(), lines: z.number().int() })
+// `lines` and `omittedBytes` are optional: session logs written before the spill cap (issue 11)
+// replay with these same schemas.
+const spillSchema = z.object({
+  path: z.string(),
+  bytes: z.number().int(),
+  lines: z.number().int(),
+  omittedBytes: z.number().int().optional(),
+})
 const streamSchema = z.object({
   text: z.string(),
   bytes: z.number().int(),
+  lines: z.number().int().optional(),
   spill: spillSchema.optional(),
   spillError: z.string().optional(),
 })
@@ -63,11 +80,13 @@ export const bashValueSchema = z.discriminatedUnion('kind', [
     signal: z.string().nullable(),
     timedOut: z.boolean(),
     timeoutMs: z.number().int(),
-    /** The shell exited but processes it left behind held its output; they were stopped. */
+    /** The shell exited but processes it left behind were still running; they were stopped. */
     stoppedLeftovers: z.boolean(),
     stdout: streamSchema,
     stderr: streamSchema,
-    sandbox: z.enum(['bubblewrap', 'none']),
+    sandbox: z.enum(['bubblewrap', 'partial', 'none']),
+    /** What the sandbox did after the command (git state files not written back), for the model. */
+    notes: z.array(z.string()).optional(),
   }),
   z.object({ kind: z.literal('background'), jobId: z.string() }),
 ])
@@ -78,7 +97,7 @@ export const BASH_DESCRIPTION = [
   'Run a bash command in the workspace root and return its output. Use it for builds, tests, git and other programs; do not use it to read, search or edit files (use read, grep, glob, ls, edit, write).',
   'stdin is closed and there is no terminal: interactive programs fail instead of waiting for input, so pass flags such as --yes or -m. Colours and pagers are off.',
   `The command is killed with its child processes after timeout_ms (default ${count(BASH_DEFAULT_TIMEOUT_MS)}, max ${count(BASH_MAX_TIMEOUT_MS)}); processes it leaves running in the background are stopped when it ends, so use run_in_background for servers and watchers, then job_output to read them.`,
-  'Returns stdout, then stderr after a "[stderr]" line; a non-zero exit adds "[exit code: N]". Long output keeps the last 64 KB of each stream and names a file with the full output to read with read (offset/limit). Chain dependent steps with && in one command.',
+  'Returns stdout, then stderr after a "[stderr]" line; a non-zero exit adds "[exit code: N]". Long output keeps the last 64 KB of each stream and names a file with the output (for very long output, its beginning and end) to read with read (offset/limit). Chain dependent steps with && in one command.',
 ].join(' ')
 
 export function bashTool(env: ToolsEnv) {
@@ -99,32 +118,39 @@ export function bashTool(env: ToolsEnv) {
     // non-zero exit is a value, not a failure, so it does not cascade: see README, "Cascade".
     cascadeOnFailure: true,
     async execute(args, exec): Promise<BashValue> {
-      const { argv, enforcement } = await confined(env, args.command)
-      const processEnv = { ...process.env, ...BASH_ENV }
-      if (args.run_in_background === true) return startBackground(env, exec, args.command, argv, processEnv)
+      const c = await confined(env, args.command)
+      const processEnv = { ...c.env, ...BASH_ENV }
+      if (args.run_in_background === true) return startBackground(env, exec, args.command, c, processEnv)
 
       const timeoutMs = args.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS
-      const stdout = new OutputCapture(env.maxCaptureBytes, () => env.spillPath('bash-stdout'))
-      const stderr = new OutputCapture(env.maxCaptureBytes, () => env.spillPath('bash-stderr'))
+      const stdout = new OutputCapture(
+        env.maxCaptureBytes,
+        () => env.spillPath('bash-stdout'),
+        env.maxSpillBytes,
+      )
+      const stderr = new OutputCapture(
+        env.maxCaptureBytes,
+        () => env.spillPath('bash-stderr'),
+        env.maxSpillBytes,
+      )
       let outcome: Awaited<ReturnType<typeof runProcess>>
       try {
         outcome = await runProcess({
-          argv,
-          cwd: env.root,
-          env: processEnv,
+          ...spawnOptions(env, c, processEnv),
           signal: exec.signal,
           timeoutMs,
-          killGraceMs: env.killGraceMs,
           stdout,
           stderr,
         })
       } catch (error) {
         await Promise.all([stdout.finish(), stderr.finish()]) // close any spill file
+        c.finish()
         if (exec.signal.aborted) throw exec.signal.reason
         throw new ToolError(
           `Could not start bash: ${(error as Error).message}. Check that bash is installed and on PATH.`,
         )
       }
+      const notes = c.finish()
       const [out, err] = await Promise.all([stdout.finish(), stderr.finish()])
       if (outcome.aborted) throw exec.signal.reason
       return {
@@ -137,7 +163,8 @@ export function bashTool(env: ToolsEnv) {
         stoppedLeftovers: outcome.stoppedLeftovers,
         stdout: out,
         stderr: err,
-        sandbox: enforcement,
+        sandbox: c.enforcement,
+        ...(notes.length === 0 ? {} : { notes: [...notes] }),
       }
     },
     presentCall: presenter(bashParameters, (args) => ({
@@ -173,19 +200,48 @@ export function bashTool(env: ToolsEnv) {
   })
 }
 
-async function confined(
-  env: ToolsEnv,
-  command: string,
-): Promise<{ argv: readonly string[]; enforcement: Enforcement }> {
+/** A confinement, and whether the command runs in a pid namespace of its own. */
+type Contained = Confinement & { readonly pidNamespace: boolean }
+
+/**
+ * The command under the session's sandbox profile. Without bubblewrap (no sandbox configured, or
+ * enforcement `none` on this host) it still gets the environment allowlist and git's safe
+ * configuration, and runs in a pid namespace of its own when the host allows one (`contain`).
+ */
+async function confined(env: ToolsEnv, command: string): Promise<Contained> {
   const argv = ['bash', '-c', command]
-  if (env.sandbox === undefined) return { argv, enforcement: 'none' }
-  try {
-    const c = await confine(argv, env.sandbox)
-    return { argv: c.argv, enforcement: c.enforcement }
-  } catch (error) {
-    throw new ToolError(
-      `The sandbox could not be prepared: ${(error as Error).message}. The command was not run.`,
-    )
+  let c: Confinement
+  if (env.sandbox === undefined) {
+    c = {
+      argv,
+      env: { ...bashEnvironment(process.env, env.environment), ...gitConfigEnvironment(env.gitConfig) },
+      enforcement: 'none',
+      fds: [],
+      finish: () => [],
+    }
+  } else {
+    try {
+      c = await confine(argv, env.sandbox, env.bwrapPath === undefined ? {} : { bwrapPath: env.bwrapPath })
+    } catch (error) {
+      throw new ToolError(
+        `The sandbox could not be prepared: ${(error as Error).message}. The command was not run.`,
+      )
+    }
+  }
+  if (c.enforcement !== 'none') return { ...c, pidNamespace: true }
+  const contained = await contain(c.argv)
+  return { ...c, argv: contained.argv, pidNamespace: contained.containment === 'pid-namespace' }
+}
+
+/** What foreground and background runs spawn alike. */
+function spawnOptions(env: ToolsEnv, c: Contained, processEnv: NodeJS.ProcessEnv) {
+  return {
+    argv: c.argv,
+    cwd: env.root,
+    env: processEnv,
+    fds: c.fds,
+    pidNamespace: c.pidNamespace,
+    killGraceMs: env.killGraceMs,
   }
 }
 
@@ -193,42 +249,54 @@ function startBackground(
   env: ToolsEnv,
   exec: ToolRunContext,
   command: string,
-  argv: readonly string[],
+  c: Contained,
   processEnv: NodeJS.ProcessEnv,
 ): BashValue {
-  const handle = exec.jobs.start(
-    {
-      kind: 'bash',
-      label: command,
-      ...(exec.agent === undefined ? {} : { owner: exec.agent }),
-      async run(job) {
-        // The job's own buffer bounds its output; stdout and stderr interleave as they arrive.
-        const sink = () => {
-          const decoder = new StringDecoder('utf8')
-          return {
-            write(chunk: Buffer) {
-              const text = decoder.write(chunk)
-              if (text !== '') job.write(text)
-              return true
-            },
-            onDrain: (resume: () => void) => resume(),
-          }
-        }
-        const outcome = await runProcess({
-          argv,
-          cwd: env.root,
-          env: processEnv,
-          signal: job.signal,
-          killGraceMs: env.killGraceMs,
-          stdout: sink(),
-          stderr: sink(),
-        })
-        return { exitCode: outcome.exitCode, signal: outcome.signal }
-      },
-    },
-    exec.signal,
-  )
+  let handle: { readonly jobId: string }
+  try {
+    handle = startJob()
+  } catch (error) {
+    c.finish() // the job never started: release the sandbox's descriptors and staging
+    throw error
+  }
   return { kind: 'background', jobId: handle.jobId }
+
+  function startJob() {
+    return exec.jobs.start(
+      {
+        kind: 'bash',
+        label: command,
+        ...(exec.agent === undefined ? {} : { owner: exec.agent }),
+        async run(job) {
+          // The job's own buffer bounds its output; stdout and stderr interleave as they arrive.
+          const sink = () => {
+            const decoder = new StringDecoder('utf8')
+            return {
+              write(chunk: Buffer) {
+                const text = decoder.write(chunk)
+                if (text !== '') job.write(text)
+                return true
+              },
+              onDrain: (resume: () => void) => resume(),
+            }
+          }
+          let outcome: Awaited<ReturnType<typeof runProcess>>
+          try {
+            outcome = await runProcess({
+              ...spawnOptions(env, c, processEnv),
+              signal: job.signal,
+              stdout: sink(),
+              stderr: sink(),
+            })
+          } finally {
+            for (const note of c.finish()) job.write(`\n[${note}]\n`)
+          }
+          return { exitCode: outcome.exitCode, signal: outcome.signal }
+        },
+      },
+      exec.signal,
+    )
+  }
 }
 
 /** The model-visible text (pure: the value only). */
@@ -246,8 +314,15 @@ export function renderBash(value: BashValue): readonly ContentBlock[] {
     if (s.spill !== undefined) {
       const shown = Buffer.byteLength(s.text, 'utf8')
       const from = Math.max(1, s.spill.lines - 1999)
+      // When the spill file is capped it keeps equal halves: the first and the last bytes.
+      const omitted = s.spill.omittedBytes ?? 0
+      const half = Math.floor((s.bytes - omitted) / 2)
+      const where =
+        omitted === 0
+          ? `The full ${name} is in ${s.spill.path}`
+          : `Its first and last ${plural(half, 'byte')} are in ${s.spill.path} (${plural(s.spill.lines, 'line')}; the ${plural(omitted, 'byte')} between them were dropped)`
       parts.push(
-        `[${name} was ${plural(s.bytes, 'byte')} (${plural(s.spill.lines, 'line')}); only the last ${plural(shown, 'byte')} are shown. The full ${name} is in ${s.spill.path}: read it with the read tool, e.g. offset=${from} for its last 2,000 lines, or grep it]`,
+        `[${name} was ${plural(s.bytes, 'byte')} (${plural(s.lines ?? s.spill.lines, 'line')}); only the last ${plural(shown, 'byte')} are shown. ${where}: read it with the read tool, e.g. offset=${from} for its last 2,000 lines, or grep it]`,
       )
       if (s.spillError !== undefined) parts.push(`[the file is incomplete: ${s.spillError}]`)
     }
@@ -272,5 +347,6 @@ export function renderBash(value: BashValue): readonly ContentBlock[] {
       '[processes the command left running in the background were stopped; use run_in_background for servers and watchers]',
     )
   }
+  for (const note of value.notes ?? []) parts.push(`[${note}]`)
   return [{ type: 'text', text: parts.join('\n') }]
 }

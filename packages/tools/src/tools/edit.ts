@@ -5,9 +5,9 @@ import { defineTool, ToolError } from '@toolgate/core'
 import { z } from 'zod'
 import type { ToolsEnv } from '../context.js'
 import { unifiedDiff } from '../fs/diff.js'
-import { fsError } from '../fs/errors.js'
-import { loadCurrent, requireFresh, writeObserved } from '../fs/guarded.js'
+import { openForEdit, requireFresh, withFile, writeObserved } from '../fs/guarded.js'
 import { looksBinary } from '../fs/kind.js'
+import type { Target } from '../fs/open-file.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
 import { diffMeta, presenter, resultPresenter } from '../util/present.js'
@@ -68,48 +68,53 @@ export function editTool(env: ToolsEnv) {
           'old_string and new_string are identical, so the edit would change nothing. Send the text you want in new_string.',
         )
       }
+      const target: Target = { lexical: abs, shown, tool: 'edit', access: 'write' }
       return env.observations.withLock(abs, async () => {
-        const current = await loadCurrent(abs, shown)
-        if (!current.exists) {
-          throw fsError({ code: 'ENOENT' }, shown, 'edit')
-        }
-        if (looksBinary(current.content.subarray(0, 8192))) {
-          throw new ToolError(`${shown} is a binary file; edit only changes text files.`)
-        }
-        requireFresh(env, abs, shown, current.stamp, 'edit')
-        const before = current.content.toString('utf8')
-        let oldString = args.old_string
-        let newString = args.new_string
-        let found = occurrences(before, oldString)
-        // CRLF files: read shows lines without \r, so the model's text has bare \n.
-        if (found === 0 && before.includes('\r\n') && oldString.includes('\n') && !oldString.includes('\r')) {
-          oldString = oldString.replace(/\n/g, '\r\n')
-          newString = newString.replace(/\r?\n/g, '\r\n')
-          found = occurrences(before, oldString)
-        }
-        if (found === 0) {
-          throw new ToolError(
-            `old_string was not found in ${shown}. Read the file again and copy the exact text to replace (same whitespace, indentation and line breaks, without line-number prefixes).`,
-            { info: { code: 'NO_MATCH', path: shown } },
-          )
-        }
-        if (found > 1 && args.replace_all !== true) {
-          throw new ToolError(
-            `old_string occurs ${count(found)} times in ${shown}. Include more surrounding lines in old_string so it matches exactly one place, or set replace_all: true to replace all ${count(found)}.`,
-            { info: { code: 'AMBIGUOUS_MATCH', path: shown, occurrences: found } },
-          )
-        }
-        // split/join and slicing, not String.replace: `$&` and `$1` in new_string stay literal.
-        const after =
-          args.replace_all === true
-            ? before.split(oldString).join(newString)
-            : (() => {
-                const at = before.indexOf(oldString)
-                return before.slice(0, at) + newString + before.slice(at + oldString.length)
-              })()
-        await writeObserved(env, exec, abs, shown, after, 'edit')
-        const { diff, added, removed } = unifiedDiff(shown, before, after)
-        return { path: shown, replacements: found, diff, added, removed }
+        const current = await openForEdit(env, target)
+        return withFile(current.file, async () => {
+          if (looksBinary(current.content.subarray(0, 8192))) {
+            throw new ToolError(`${shown} is a binary file; edit only changes text files.`)
+          }
+          requireFresh(env, abs, shown, current.stamp, 'edit')
+          const before = current.content.toString('utf8')
+          let oldString = args.old_string
+          let newString = args.new_string
+          let found = occurrences(before, oldString)
+          // CRLF files: read shows lines without \r, so the model's text has bare \n.
+          if (
+            found === 0 &&
+            before.includes('\r\n') &&
+            oldString.includes('\n') &&
+            !oldString.includes('\r')
+          ) {
+            oldString = oldString.replace(/\n/g, '\r\n')
+            newString = newString.replace(/\r?\n/g, '\r\n')
+            found = occurrences(before, oldString)
+          }
+          if (found === 0) {
+            throw new ToolError(
+              `old_string was not found in ${shown}. Read the file again and copy the exact text to replace (same whitespace, indentation and line breaks, without line-number prefixes).`,
+              { info: { code: 'NO_MATCH', path: shown } },
+            )
+          }
+          if (found > 1 && args.replace_all !== true) {
+            throw new ToolError(
+              `old_string occurs ${count(found)} times in ${shown}. Include more surrounding lines in old_string so it matches exactly one place, or set replace_all: true to replace all ${count(found)}.`,
+              { info: { code: 'AMBIGUOUS_MATCH', path: shown, occurrences: found } },
+            )
+          }
+          // split/join and slicing, not String.replace: `$&` and `$1` in new_string stay literal.
+          const after =
+            args.replace_all === true
+              ? before.split(oldString).join(newString)
+              : (() => {
+                  const at = before.indexOf(oldString)
+                  return before.slice(0, at) + newString + before.slice(at + oldString.length)
+                })()
+          await writeObserved(env, exec, current.file, target, after)
+          const { diff, added, removed } = unifiedDiff(shown, before, after)
+          return { path: shown, replacements: found, diff, added, removed }
+        })
       })
     },
     presentCall: presenter(editParameters, (args) => ({ card: 'diff' as const, path: args.path })),

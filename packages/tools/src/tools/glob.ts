@@ -1,15 +1,18 @@
 // glob {pattern, path?}: files whose path matches a glob pattern, sorted, capped with a count.
 
-import { stat } from 'node:fs/promises'
+import { join } from 'node:path'
 import { defineTool, ToolError } from '@toolgate/core'
 import { z } from 'zod'
 import type { ToolsEnv } from '../context.js'
 import { fsError } from '../fs/errors.js'
-import { globToRegExp } from '../search/glob-pattern.js'
+import { openSearchTarget } from '../fs/open-file.js'
+import { compileGlob, type GlobMatcher, GlobPatternError } from '../search/glob-match.js'
+import { Pacer } from '../search/pacer.js'
 import { SKIPPED_DIRS, walkFiles } from '../search/walk.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
+import { SEARCH_TIMEOUT_MS } from './grep.js'
 
 export const GLOB_MAX_RESULTS = 1000
 
@@ -56,24 +59,26 @@ export function globTool(env: ToolsEnv) {
       render: (_args, value: GlobValue) => [{ type: 'text', text: renderGlob(value) }],
     },
     isConcurrencySafe: () => true,
+    timeoutMs: SEARCH_TIMEOUT_MS,
     async execute(args, exec): Promise<GlobValue> {
       const base = resolvePath(env.root, args.path ?? '.')
       const shown = displayPath(env.root, base)
-      try {
-        if (!(await stat(base)).isDirectory())
-          throw new ToolError(`${shown} is a file, not a directory. Pass a directory as path.`)
-      } catch (error) {
-        if (error instanceof ToolError) throw error
-        throw fsError(error, shown, 'search')
-      }
       const pattern = args.pattern.startsWith('./') ? args.pattern.slice(2) : args.pattern
-      const re = globToRegExp(pattern)
+      const matcher = compilePattern(args.pattern, pattern)
+      const opened = await openSearchTarget(env, { lexical: base, shown, tool: 'glob', access: 'read' })
+      if (opened === 'missing') throw fsError({ code: 'ENOENT' }, shown, 'search')
+      if (opened.kind === 'file') {
+        await opened.file.handle.close()
+        throw new ToolError(`${shown} is a file, not a directory. Pass a directory as path.`)
+      }
+      const pacer = new Pacer(exec.signal)
       const files: string[] = []
       let total = 0
-      for await (const entry of walkFiles(base, exec.signal)) {
-        if (!re.test(entry.relative)) continue
+      for await (const entry of walkFiles(opened.real, exec.signal)) {
+        await pacer.spend(entry.relative.length * matcher.cost)
+        if (!matcher.test(entry.relative)) continue
         total++
-        if (files.length < GLOB_MAX_RESULTS) files.push(displayPath(env.root, entry.path))
+        if (files.length < GLOB_MAX_RESULTS) files.push(displayPath(env.root, join(base, entry.relative)))
       }
       return { pattern: args.pattern, path: shown, files, omitted: total - files.length }
     },
@@ -89,6 +94,20 @@ export function globTool(env: ToolsEnv) {
       files: value.files.map((path) => ({ path })),
     })),
   })
+}
+
+function compilePattern(written: string, pattern: string): GlobMatcher {
+  try {
+    return compileGlob(pattern)
+  } catch (error) {
+    if (!(error instanceof GlobPatternError)) throw error
+    throw new ToolError(
+      `Invalid glob pattern ${JSON.stringify(written)}: ${error.message}. Check the pattern syntax.`,
+      {
+        info: { code: 'INVALID_GLOB' },
+      },
+    )
+  }
 }
 
 export function renderGlob(value: GlobValue): string {

@@ -1,11 +1,11 @@
 // grep {pattern, path?, glob?, output_mode?}: regular-expression search over file contents.
 // ripgrep when `rg` is installed, a pure-JS fallback otherwise; both fill the same result shape.
 
-import { stat } from 'node:fs/promises'
 import { defineTool } from '@toolgate/core'
 import { z } from 'zod'
 import type { GrepBackend, ToolsEnv } from '../context.js'
 import { fsError } from '../fs/errors.js'
+import { openSearchTarget } from '../fs/open-file.js'
 import { grepJs } from '../search/grep-js.js'
 import {
   GREP_MAX_ENTRIES,
@@ -19,6 +19,12 @@ import { SKIPPED_DIRS } from '../search/walk.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
+
+/**
+ * The deadline of one grep or glob call: the walk and the match worker stop at it (every wait has
+ * a deadline); the model is told the call timed out and to narrow it.
+ */
+export const SEARCH_TIMEOUT_MS = 120_000
 
 export const grepParameters = z.object({
   pattern: z
@@ -68,28 +74,39 @@ export function grepTool(env: ToolsEnv) {
       render: (_args, value: GrepValue) => [{ type: 'text', text: renderGrep(value) }],
     },
     isConcurrencySafe: () => true,
+    timeoutMs: SEARCH_TIMEOUT_MS,
     async execute(args, exec): Promise<GrepValue> {
-      const target = resolvePath(env.root, args.path ?? '.')
-      const shown = displayPath(env.root, target)
-      try {
-        await stat(target)
-      } catch (error) {
-        throw fsError(error, shown, 'search')
-      }
+      const lexical = resolvePath(env.root, args.path ?? '.')
+      const shown = displayPath(env.root, lexical)
+      const opened = await openSearchTarget(env, { lexical, shown, tool: 'grep', access: 'read' })
+      if (opened === 'missing') throw fsError({ code: 'ENOENT' }, shown, 'search')
       const mode = args.output_mode ?? 'files_with_matches'
       const request = {
         pattern: args.pattern,
         mode,
-        target,
+        target:
+          opened.kind === 'directory'
+            ? { kind: 'directory' as const, lexical, real: opened.real }
+            : {
+                kind: 'file' as const,
+                lexical,
+                handle: opened.file.handle,
+                size: Number(opened.file.stat.size),
+              },
         ...(args.glob === undefined ? {} : { glob: args.glob }),
         display: (abs: string) => displayPath(env.root, abs),
         excludes: env.searchExcludes,
         signal: exec.signal,
       }
-      const found =
-        (await chooseBackend(env.grepBackend)) === 'ripgrep'
-          ? await grepRipgrep(request)
-          : await grepJs(request)
+      let found: Awaited<ReturnType<typeof grepJs>>
+      try {
+        found =
+          (await chooseBackend(env.grepBackend)) === 'ripgrep'
+            ? await grepRipgrep(request)
+            : await grepJs(request)
+      } finally {
+        if (opened.kind === 'file') await opened.file.handle.close()
+      }
       return {
         pattern: args.pattern,
         path: shown,

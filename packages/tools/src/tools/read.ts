@@ -2,14 +2,15 @@
 // Never spilled: its own limits (2,000 lines x 2,000 chars) bound it, and spilling a read would
 // tell the model to read the spill with read again (seed 003 §9.2, the Read->file->Read loop).
 
-import { open } from 'node:fs/promises'
 import { type ContentBlock, defineTool, ToolError } from '@toolgate/core'
 import { z } from 'zod'
 import type { ToolsEnv } from '../context.js'
 import { fsError } from '../fs/errors.js'
+import { withFile } from '../fs/guarded.js'
 import { languageOf, looksBinary, sniffImage } from '../fs/kind.js'
 import { readLineWindow } from '../fs/line-window.js'
-import { type FileStamp, sha256 } from '../fs/observations.js'
+import { type FileStamp, sha256, statFields } from '../fs/observations.js'
+import { openExisting } from '../fs/open-file.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
@@ -73,19 +74,11 @@ export function readTool(env: ToolsEnv) {
     async execute(args, exec): Promise<ReadValue> {
       const abs = resolvePath(env.root, args.path)
       const shown = displayPath(env.root, abs)
-      let handle: Awaited<ReturnType<typeof open>>
-      try {
-        handle = await open(abs, 'r')
-      } catch (error) {
-        throw fsError(error, shown, 'read')
-      }
-      try {
-        const stat = await handle.stat()
-        if (stat.isDirectory()) throw fsError({ code: 'EISDIR' }, shown, 'read')
-        if (!stat.isFile())
-          throw new ToolError(
-            `${shown} is not a regular file (a device, socket or pipe); read cannot show it.`,
-          )
+      const file = await openExisting(env, { lexical: abs, shown, tool: 'read', access: 'read' }, 'read')
+      if (file === 'missing') throw fsError({ code: 'ENOENT' }, shown, 'read')
+      const { handle } = file
+      const stat = statFields(file.stat)
+      return withFile(file, async () => {
         const head = Buffer.alloc(Math.min(SNIFF_BYTES, stat.size))
         if (head.length > 0) await handle.read(head, 0, head.length, 0)
         const observe = (stamp: FileStamp) => {
@@ -132,9 +125,7 @@ export function readTool(env: ToolsEnv) {
           lines: window.lines,
           truncated: window.truncated,
         }
-      } finally {
-        await handle.close()
-      }
+      })
     },
     presentCall: presenter(readParameters, (args) => ({
       card: 'generic' as const,

@@ -4,7 +4,8 @@ import { defineTool } from '@toolgate/core'
 import { z } from 'zod'
 import type { ToolsEnv } from '../context.js'
 import { unifiedDiff } from '../fs/diff.js'
-import { loadCurrent, requireFresh, writeObserved } from '../fs/guarded.js'
+import { openForWrite, requireFresh, withFile, writeObserved } from '../fs/guarded.js'
+import type { Target } from '../fs/open-file.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
 import { diffMeta, presenter, resultPresenter } from '../util/present.js'
@@ -56,21 +57,24 @@ export function writeTool(env: ToolsEnv) {
     async execute(args, exec): Promise<WriteValue> {
       const abs = resolvePath(env.root, args.path)
       const shown = displayPath(env.root, abs)
+      const target: Target = { lexical: abs, shown, tool: 'write', access: 'write' }
       return env.observations.withLock(abs, async () => {
-        const current = await loadCurrent(abs, shown)
-        if (current.exists) requireFresh(env, abs, shown, current.stamp, 'overwrite')
-        const before = current.exists ? current.content.toString('utf8') : ''
-        await writeObserved(env, exec, abs, shown, args.content, 'write')
-        const { diff, added, removed } = unifiedDiff(shown, before, args.content)
-        return {
-          path: shown,
-          created: !current.exists,
-          bytes: Buffer.byteLength(args.content, 'utf8'),
-          lines: lineCount(args.content),
-          diff,
-          added,
-          removed,
-        }
+        const current = await openForWrite(env, target)
+        return withFile(current.file, async () => {
+          if (current.exists) requireFresh(env, abs, shown, current.stamp, 'overwrite')
+          const before = current.exists ? current.content.toString('utf8') : ''
+          await writeObserved(env, exec, current.file, target, args.content)
+          const { diff, added, removed } = unifiedDiff(shown, before, args.content)
+          return {
+            path: shown,
+            created: !current.exists,
+            bytes: Buffer.byteLength(args.content, 'utf8'),
+            lines: lineCount(args.content),
+            diff,
+            added,
+            removed,
+          }
+        })
       })
     },
     presentCall: presenter(writeParameters, (args) => ({ card: 'diff' as const, path: args.path })),

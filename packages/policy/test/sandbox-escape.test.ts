@@ -1,0 +1,647 @@
+import { execFile, execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { createServer as createNetServer, type Server as NetServer } from 'node:net'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { registerSecretEnv, type SandboxPolicy } from '@toolgate/policy'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import {
+  envWithHome,
+  type Fixture,
+  fixture,
+  list,
+  read,
+  requireSandbox,
+  run,
+  until,
+  usable,
+} from './sandbox-helpers.js'
+
+// The escape suite of issue 11: each test is an attack a model could try through the bash tool,
+// run for real (bubblewrap, bash, git), and each checks the HOST afterwards: the file that must not
+// exist, the hook that must not run when the host's own git runs outside the sandbox. CI runs it
+// as root and as an unprivileged user (.ci/run).
+
+requireSandbox('the sandbox escape suite')
+
+const fixtures: Fixture[] = []
+const make = (prefix: string, options: { repo?: boolean } = {}) => {
+  const f = fixture(prefix, options)
+  fixtures.push(f)
+  if (options.repo !== false) {
+    f.git(['config', 'user.name', 'model'])
+    f.git(['config', 'user.email', 'model@example.com'])
+  }
+  return f
+}
+afterEach(() => {
+  for (const f of fixtures.splice(0)) f.cleanup()
+})
+
+const ws = (f: Fixture, extra: Partial<SandboxPolicy> = {}): SandboxPolicy => ({
+  mode: 'workspace-write',
+  root: f.ws,
+  home: f.home,
+  ...extra,
+})
+const inSandbox = (f: Fixture, command: string, extra: Partial<SandboxPolicy> = {}) =>
+  run(command, ws(f, extra), { env: envWithHome(f.home) })
+
+/** A command that, run by git as a hook or fsmonitor on the host, creates the fixture's marker. */
+const payload = (f: Fixture) => `touch ${f.pwned}; false`
+
+describe.skipIf(!usable)("1. .git in every form stays the host's", () => {
+  test('renaming .git away and putting a copy with an fsmonitor in its place fails; the host git runs nothing', async () => {
+    const f = make('rename')
+    const r = await inSandbox(
+      f,
+      `mv .gi? .old; cp -a .old "$(printf .gi)t" 2>/dev/null; git config core.fsmonitor '${payload(f)}'; echo done`,
+    )
+    expect(r.stdout).toBe('done\n')
+    expect(r.stderr).toContain("mv: cannot move '.git' to '.old': Device or resource busy")
+    expect(r.stderr).toMatch(/could not lock config file|Read-only file system|Device or resource busy/)
+    expect(existsSync(join(f.ws, '.old'))).toBe(false)
+    expect(read(join(f.ws, '.git', 'config'))).not.toContain('fsmonitor')
+    expect(f.git(['status', '--short']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('removing .git, its hooks or its config fails; removing its state files inside stays inside', async () => {
+    const f = make('remove')
+    const r = await inSandbox(
+      f,
+      'rm -rf .git 2>/dev/null; echo "#!/bin/sh" > .git/hooks/post-checkout; echo "[core] fsmonitor = x" >> .git/config; git config core.hooksPath hooks; ls .git',
+    )
+    // Inside, the staged state files and reflogs are gone; config, hooks and the bound directories
+    // are not. (The contents of objects/ and refs/ are writable, as git needs: rm empties them like
+    // any workspace file; the permission engine asks before `rm`, a destructive command.)
+    expect(r.stdout).toBe('branches\nconfig\nhooks\ninfo\nobjects\nrefs\n')
+    expect(r.notes).toEqual([
+      'git: the removal of .git/COMMIT_EDITMSG, .git/HEAD, .git/description, .git/index, .git/logs/HEAD was not kept (git itself never removes them)',
+    ])
+    expect(existsSync(join(f.ws, '.git', 'hooks', 'post-checkout'))).toBe(false)
+    expect(read(join(f.ws, '.git', 'config'))).not.toMatch(/fsmonitor|hooksPath/)
+    expect(read(join(f.ws, '.git', 'HEAD'))).toBe('ref: refs/heads/main\n')
+    expect(f.git(['ls-files']).out).toBe('a.txt\n') // the index is the host's
+  })
+
+  test('.git/commondir pointing at a configuration the command wrote is not kept; the host git runs nothing', async () => {
+    const f = make('commondir')
+    const r = await inSandbox(
+      f,
+      [
+        'mkdir -p evil/objects evil/refs',
+        `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "${payload(f)}"\\n' > evil/config`,
+        'echo ../evil > .git/commondir',
+        'cat .git/commondir',
+      ].join(' && '),
+    )
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('../evil\n') // it existed inside, for that command only
+    expect(r.notes).toEqual([
+      "git: .git/commondir was created by the command but not kept: in the sandbox only git's own state files and reflogs in .git are written back, as regular files (configuration, hooks, links and pointers to other directories stay as they were; an operation such as a rebase must finish within one command)",
+    ])
+    expect(existsSync(join(f.ws, '.git', 'commondir'))).toBe(false)
+    expect(f.git(['status', '--short']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a reflog replaced by a link to a hook: the host checkout appends nothing to the hook', async () => {
+    const f = make('reflog')
+    const hook = join(f.ws, '.git', 'hooks', 'post-checkout')
+    writeFileSync(hook, `#!/bin/sh\ntouch ${join(f.dir, 'hook-ran')}\n`)
+    chmodSync(hook, 0o755)
+    // A branch name is free text for the shell: the reflog line "checkout: moving from <name> ..."
+    // appended to the hook would run it.
+    const branch = `x$(touch\${IFS}${f.pwned})`
+    const r = await inSandbox(
+      f,
+      [
+        `git branch '${branch}'`,
+        'rm .git/logs/HEAD && ln -s ../hooks/post-checkout .git/logs/HEAD',
+        'mkdir -p .git/refs/heads/sub && ln -s ../../../hooks/post-checkout .git/refs/heads/sub/link',
+      ].join(' && '),
+    )
+    expect(r.code).toBe(0)
+    expect(r.notes).toEqual([
+      "git: .git/logs/HEAD was created by the command but not kept: in the sandbox only git's own state files and reflogs in .git are written back, as regular files (configuration, hooks, links and pointers to other directories stay as they were; an operation such as a rebase must finish within one command)",
+      'git: the removal of .git/logs/HEAD was not kept (git itself never removes it)',
+      'git: removed a link the command made under .git/refs (.git/refs/heads/sub/link): git never makes them',
+    ])
+    expect(lstatSync(join(f.ws, '.git', 'logs', 'HEAD')).isFile()).toBe(true)
+    expect(f.git(['checkout', '-q', branch]).status).toBe(0)
+    expect(f.git(['checkout', '-q', 'main']).status).toBe(0)
+    expect(existsSync(join(f.dir, 'hook-ran'))).toBe(true) // the hook runs: the check is real
+    expect(read(hook)).toBe(`#!/bin/sh\ntouch ${join(f.dir, 'hook-ran')}\n`)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('git add, commit and checkout -b work inside and reach the host repository', async () => {
+    const f = make('gitwork')
+    const r = await inSandbox(
+      f,
+      'echo b >> a.txt && echo new > b.txt && git add a.txt b.txt && git commit -qm second && git checkout -qb feature && git branch --show-current',
+    )
+    expect(r).toMatchObject({ code: 0, stdout: 'feature\n', notes: [] })
+    expect(f.git(['log', '--format=%s']).out).toBe('second\nfirst\n')
+    expect(f.git(['branch', '--show-current']).out).toBe('feature\n')
+    expect(f.git(['status', '--porcelain']).out).toBe('')
+    // The reflog came back too.
+    expect(f.git(['reflog', '--format=%gs']).out).toBe(
+      'checkout: moving from main to feature\ncommit: second\ncommit (initial): first\n',
+    )
+  })
+
+  test('the index is not overwritten when the host changed it while the command ran', async () => {
+    const f = make('race')
+    writeFileSync(join(f.ws, 'host.txt'), 'host\n')
+    // The command stages a file, then waits for the test to change the host index (a file gate).
+    const pending = inSandbox(
+      f,
+      'echo c >> a.txt && git add a.txt && touch ready && while [ ! -e go ]; do sleep 0.01; done',
+    )
+    await until(() => existsSync(join(f.ws, 'ready')), 'the command to stage its change')
+    expect(f.git(['add', 'host.txt']).status).toBe(0)
+    writeFileSync(join(f.ws, 'go'), '')
+    const r = await pending
+    expect(r.notes).toEqual([
+      'git: .git/index was not kept: it changed outside the sandbox while the command ran; run the command again',
+    ])
+    expect(f.git(['diff', '--cached', '--name-only']).out).toBe('host.txt\n')
+  })
+
+  test('two commands refreshing the same index at once: both kept, no note', async () => {
+    const f = make('refresh')
+    writeFileSync(join(f.ws, 'a.txt'), 'a\n') // same content, new stat data: status rewrites the index
+    const command = (n: number) =>
+      `git status --short; touch ready-${n}; while [ ! -e go ]; do sleep 0.01; done`
+    const both = [inSandbox(f, command(1)), inSandbox(f, command(2))]
+    await until(() => existsSync(join(f.ws, 'ready-1')) && existsSync(join(f.ws, 'ready-2')), 'both commands')
+    writeFileSync(join(f.ws, 'go'), '')
+    const [one, two] = await Promise.all(both)
+    expect([one!.notes, two!.notes]).toEqual([[], []])
+    expect(f.git(['status', '--porcelain']).out).toBe('?? go\n?? ready-1\n?? ready-2\n')
+  })
+
+  test('a .git file (linked worktree) cannot be pointed at a gitdir the command wrote', async () => {
+    const f = make('worktree')
+    const main = join(f.dir, 'main')
+    mkdirSync(main)
+    expect(f.git(['init', '-q', '-b', 'main'], main).status).toBe(0)
+    writeFileSync(join(main, 'm.txt'), 'm\n')
+    f.git(['add', 'm.txt'], main)
+    f.git(['-c', 'user.name=h', '-c', 'user.email=h@x', 'commit', '-qm', 'm'], main)
+    const linked = join(f.dir, 'linked')
+    expect(f.git(['worktree', 'add', '-q', linked], main).status).toBe(0)
+    const gitfile = read(join(linked, '.git'))
+    const r = await run(
+      [
+        'mkdir -p evil/objects evil/refs && echo "ref: refs/heads/main" > evil/HEAD',
+        `printf '[core]\\n\\tfsmonitor = "${payload(f)}"\\n' > evil/config`,
+        'printf "gitdir: evil\\n" > .git; echo "$?"',
+        `echo x >> "$(sed 's/^gitdir: //' .git)/HEAD"; echo "$?"`,
+      ].join('; '),
+      { mode: 'workspace-write', root: linked, home: f.home },
+      { env: envWithHome(f.home) },
+    )
+    expect(r.stdout).toBe('1\n1\n')
+    expect(read(join(linked, '.git'))).toBe(gitfile)
+    expect(f.git(['status', '--short'], linked).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test("a submodule's config and hooks under .git/modules stay read-only", async () => {
+    const f = make('submodule')
+    const lib = join(f.dir, 'lib')
+    mkdirSync(lib)
+    f.git(['init', '-q', '-b', 'main'], lib)
+    writeFileSync(join(lib, 'l.txt'), 'l\n')
+    f.git(['add', 'l.txt'], lib)
+    f.git(['-c', 'user.name=h', '-c', 'user.email=h@x', 'commit', '-qm', 'l'], lib)
+    expect(f.git(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'sub']).status).toBe(0)
+    f.git(['commit', '-qm', 'add sub'])
+    f.git(['config', 'user.name', 'model'], join(f.ws, 'sub'))
+    f.git(['config', 'user.email', 'model@example.com'], join(f.ws, 'sub'))
+    const config = read(join(f.ws, '.git', 'modules', 'sub', 'config'))
+    const r = await inSandbox(
+      f,
+      [
+        `git config -f .git/modules/sub/config core.fsmonitor '${payload(f)}'; echo "config=$?"`,
+        `printf '#!/bin/sh\\n${payload(f)}\\n' > .git/modules/sub/hooks/post-checkout; echo "hook=$?"`,
+        'cd sub && echo z >> l.txt && git add l.txt && git commit -qm inner && git log --format=%s -1',
+      ].join('; '),
+    )
+    expect(r.stdout).toBe('config=4\nhook=1\ninner\n')
+    expect(read(join(f.ws, '.git', 'modules', 'sub', 'config'))).toBe(config)
+    expect(existsSync(join(f.ws, '.git', 'modules', 'sub', 'hooks', 'post-checkout'))).toBe(false)
+    // The submodule's own commit reached the host (its gitdir is staged like the main one).
+    expect(f.git(['log', '--format=%s', '-1'], join(f.ws, 'sub')).out).toBe('inner\n')
+    expect(f.git(['status', '--short']).status).toBe(0)
+    expect(f.git(['checkout', '-q', '-b', 'x'], join(f.ws, 'sub')).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('without a .git, `git init` cannot make a repository the host git would trust', async () => {
+    const f = make('norepo', { repo: false })
+    const r = await inSandbox(f, `git init -q . ; git config core.fsmonitor '${payload(f)}'; echo "$?"`)
+    expect(r.stdout).toBe('128\n')
+    expect(r.stderr).toContain('Read-only file system')
+    // The name is covered by an empty directory (harmless to git: not a repository).
+    expect(list(join(f.ws, '.git'))).toEqual([])
+    expect(f.git(['status']).status).not.toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+})
+
+describe.skipIf(!usable)('2. no capabilities, as root and as a normal user', () => {
+  test('CapEff is zero; umount, remount and a nested user namespace all fail; the hook never lands', async () => {
+    const f = make('caps')
+    const r = await inSandbox(
+      f,
+      [
+        'grep -E "^Cap(Eff|Prm|Bnd)" /proc/self/status',
+        'umount .git 2>/dev/null; echo "umount=$?"',
+        'umount -l .git/hooks 2>/dev/null; echo "umount-hooks=$?"',
+        'mount -o remount,rw / 2>/dev/null; echo "remount=$?"',
+        'unshare -Ur true 2>/dev/null; echo "unshare=$?"',
+        `printf '#!/bin/sh\\n${payload(f)}\\n' > .git/hooks/post-checkout 2>/dev/null; echo "hook=$?"`,
+      ].join('; '),
+    )
+    expect(r.stdout).toBe(
+      'CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\numount=32\numount-hooks=32\nremount=32\nunshare=1\nhook=1\n',
+    )
+    expect(existsSync(join(f.ws, '.git', 'hooks', 'post-checkout'))).toBe(false)
+    expect(f.git(['checkout', '-q', '-b', 'y']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+})
+
+describe.skipIf(!usable)('3. secrets: the environment, credential stores, .env', () => {
+  test('bash gets the allowlist: no key the process read, no credential-looking name, no copy of a secret', async () => {
+    const f = make('env')
+    const secret = 'sk-test-0123456789abcdef'
+    const env = envWithHome(f.home, {
+      TOOLGATE_TEST_PROVIDER_CREDENTIAL_VALUE: secret,
+      MY_SERVICE_TOKEN: 'tok-1',
+      AWS_ACCESS_KEY_ID: 'AKIA0000',
+      DATABASE_URL: 'postgres://u:p@h/db',
+      SSH_AUTH_SOCK: '/run/user/0/agent',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/0/bus',
+      UNRELATED_SETTING: 'x',
+      LC_ALL: 'C.UTF-8',
+    })
+    registerSecretEnv('TOOLGATE_TEST_PROVIDER_CREDENTIAL_VALUE', env)
+    const r = await run(
+      'env | cut -d= -f1 | sort | tr "\\n" " "; echo; cat /proc/self/environ | tr "\\0" "\\n" | grep -c sk-test',
+      ws(f),
+      { env: { ...env, COPIED: `x${secret}` } },
+    )
+    const names = r.stdout.split('\n')[0]!.trim().split(' ')
+    for (const hidden of [
+      'TOOLGATE_TEST_PROVIDER_CREDENTIAL_VALUE',
+      'COPIED',
+      'MY_SERVICE_TOKEN',
+      'AWS_ACCESS_KEY_ID',
+      'DATABASE_URL',
+      'SSH_AUTH_SOCK',
+      'DBUS_SESSION_BUS_ADDRESS',
+      'UNRELATED_SETTING',
+    ]) {
+      expect(names).not.toContain(hidden)
+    }
+    expect(names).toEqual(expect.arrayContaining(['PATH', 'HOME', 'LC_ALL', 'TMPDIR', 'GIT_CONFIG_COUNT']))
+    expect(r.stdout.split('\n')[1]).toBe('0')
+  })
+
+  test('credential stores under the home directory are empty inside, whatever the command', async () => {
+    const f = make('creds')
+    const stores = [
+      '.ssh/id_ed25519',
+      '.aws/credentials',
+      '.gnupg/private-keys-v1.d/k.key',
+      '.git-credentials',
+      '.netrc',
+      '.config/gh/hosts.yml',
+      '.docker/config.json',
+      '.kube/config',
+      '.npmrc',
+      '.pypirc',
+      '.config/gcloud/credentials.db',
+      '.azure/accessTokens.json',
+    ]
+    const files = Object.fromEntries(stores.map((p, i) => [p, `SECRET-${i}-${p}`]))
+    for (const [path, content] of Object.entries(files) as [string, string][]) {
+      mkdirSync(join(f.home, path, '..'), { recursive: true })
+      writeFileSync(join(f.home, path), content)
+    }
+    mkdirSync(join(f.ws, 'vault'))
+    writeFileSync(join(f.ws, 'vault', 'key.pem'), 'configured secret')
+    const paths = Object.keys(files).map((p) => `"$HOME/${p}"`)
+    const r = await inSandbox(
+      f,
+      `cat ${paths.join(' ')} vault/key.pem 2>&1 | sort; ls -A ~/.ssh ~/.aws ~/.config/gh ~/.docker ~/.kube; echo key > ~/.ssh/authorized_keys 2>/dev/null; echo "write=$?"`,
+      { credentialStores: ['vault'] },
+    )
+    for (const content of [...Object.values(files), 'configured secret'])
+      expect(r.stdout).not.toContain(content)
+    expect(r.stdout).toContain('write=1')
+    expect(existsSync(join(f.home, '.ssh', 'authorized_keys'))).toBe(false)
+    // The stores are still there on the host.
+    expect(read(join(f.home, '.ssh', 'id_ed25519'))).toBe('SECRET-0-.ssh/id_ed25519')
+  })
+
+  test("the workspace's .env files are hidden from bash; templates are not", async () => {
+    const f = make('dotenv')
+    writeFileSync(join(f.ws, '.env'), 'API_KEY=secret-1')
+    mkdirSync(join(f.ws, 'packages', 'app'), { recursive: true })
+    writeFileSync(join(f.ws, 'packages', 'app', '.env.local'), 'API_KEY=secret-2')
+    writeFileSync(join(f.ws, '.env.example'), 'API_KEY=')
+    const r = await inSandbox(
+      f,
+      'cat .env packages/app/.env.local; echo "[$(cat .env.example)]"; grep -r secret . | wc -l',
+    )
+    expect(r.stdout).toBe('[API_KEY=]\n0\n')
+    const exposed = await inSandbox(f, 'cat .env', { exposeEnvFiles: true })
+    expect(exposed.stdout).toBe('API_KEY=secret-1')
+  })
+
+  test('the kernel keyrings are out of reach (keyctl fails)', async () => {
+    const f = make('keyring')
+    const keyctl = { x64: 250, arm64: 219 }[process.arch as 'x64' | 'arm64']
+    // KEYCTL_GET_KEYRING_ID of the session keyring, through perl's syscall() (perl-base).
+    const call = `perl -e '$r = syscall(${keyctl}, 0, -3, 0, 0, 0); print $r < 0 ? "$!\\n" : "id\\n"'`
+    expect(execFileSync('sh', ['-c', call], { encoding: 'utf8' })).toBe('id\n') // control: on the host
+    expect((await inSandbox(f, call)).stdout).toBe('Operation not permitted\n')
+  })
+
+  test('/etc/shadow is not readable inside, also for root', async () => {
+    const f = make('shadow')
+    const r = await inSandbox(f, 'wc -c < /etc/shadow')
+    expect(r.stdout).toBe('0\n')
+  })
+})
+
+describe.skipIf(!usable)('4. unix sockets of host services', () => {
+  let servers: NetServer[] = []
+  afterEach(async () => {
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))))
+    servers = []
+  })
+  const listen = (path: string) =>
+    new Promise<void>((resolve) => {
+      const server = createNetServer((socket) => socket.end('answered\n'))
+      servers.push(server)
+      server.listen(path, resolve)
+    })
+  const connect = (path: string) =>
+    `${JSON.stringify(process.execPath)} -e 'require("net").connect(process.argv[1]).on("data", (d) => { process.stdout.write(d); process.exit(0) }).on("error", (e) => { console.log(e.code); process.exit(3) })' ${JSON.stringify(path)}`
+
+  test('a service listening under the home directory or in the workspace does not answer', async () => {
+    const f = make('sockets')
+    mkdirSync(join(f.home, '.local', 'run'), { recursive: true })
+    const inHome = join(f.home, '.local', 'run', 'svc.sock')
+    const inWs = join(f.ws, 'svc.sock')
+    await listen(inHome)
+    await listen(inWs)
+    // Control: the services answer on the host (asynchronously: the servers live in this process).
+    const host = await promisify(execFile)('sh', ['-c', connect(inHome)], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    })
+    expect(host.stdout).toBe('answered\n')
+    const r = await inSandbox(f, `${connect(inHome)}; ${connect(inWs)}`)
+    expect(r.stdout).toBe('EACCES\nEACCES\n')
+  })
+
+  test('socketpair still works (a child process with an IPC channel)', async () => {
+    const f = make('socketpair')
+    writeFileSync(
+      join(f.ws, 'ipc.js'),
+      [
+        "const { fork } = require('node:child_process')",
+        "if (process.argv[2] === 'child') process.on('message', (m) => process.send(m + 1, () => process.exit(0)))",
+        "else fork(__filename, ['child']).on('message', (m) => { console.log(m) }).send(41)",
+      ].join('\n'),
+    )
+    const r = await inSandbox(f, `${JSON.stringify(process.execPath)} ipc.js`)
+    expect(r).toMatchObject({ code: 0, stdout: '42\n' })
+  })
+
+  test('/run, /var/run and XDG_RUNTIME_DIR are empty inside', async () => {
+    const f = make('run')
+    const r = await inSandbox(f, 'ls -A /run /var/run')
+    expect(r.stdout).toBe('/run:\n\n/var/run:\n')
+  })
+})
+
+describe.skipIf(!usable)('5. the profile follows the preset', () => {
+  let server: Server
+  let port: number
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.end('reached'))
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    port = (server.address() as { port: number }).port
+  })
+  afterAll(async () => {
+    await new Promise((r) => server.close(r))
+  })
+  const curl = () =>
+    `${JSON.stringify(process.execPath)} -e 'require("http").get("http://127.0.0.1:${port}/", (r) => r.on("data", (d) => console.log(String(d)))).on("error", (e) => console.log(e.code))'`
+
+  test('read-only: the workspace is read-only', async () => {
+    const f = make('readonly')
+    const r = await inSandbox(
+      f,
+      'echo x > x.txt; echo "$?"; git commit -qm x --allow-empty 2>/dev/null; echo "$?"',
+      {
+        mode: 'read-only',
+      },
+    )
+    expect(r.stdout).toBe('1\n128\n')
+    expect(existsSync(join(f.ws, 'x.txt'))).toBe(false)
+    expect(f.git(['log', '--format=%s']).out).toBe('first\n')
+  })
+
+  test('workspace-write: no network', async () => {
+    const f = make('nonet')
+    expect((await inSandbox(f, curl())).stdout).toBe('ECONNREFUSED\n')
+  })
+
+  test('danger-full-access: writes outside the workspace and the network work, protected paths and credential stores do not', async () => {
+    const f = make('danger')
+    mkdirSync(join(f.dir, 'outside'))
+    mkdirSync(join(f.home, '.ssh'))
+    writeFileSync(join(f.home, '.ssh', 'id_rsa'), 'PRIVATE KEY')
+    mkdirSync(join(f.home, 'projects'))
+    const r = await inSandbox(
+      f,
+      [
+        `echo out > ${join(f.dir, 'outside', 'f')}; echo "outside=$?"`,
+        `echo p > ~/projects/p; echo "home-subdir=$?"`,
+        `sh -c 'echo "${payload(f)}" > .git/hooks/pre-commit' 2>/dev/null; echo "hook=$?"`,
+        'mkdir -p .toolgate 2>/dev/null && echo {} > .toolgate/settings.json 2>/dev/null; echo "toolgate=$?"',
+        `git config --global core.fsmonitor '${payload(f)}' 2>/dev/null; echo "global=$?"`,
+        'echo x >> ~/.bash_profile 2>/dev/null; echo "rc=$?"',
+        'cat ~/.ssh/id_rsa; echo "[ssh]"',
+        curl(),
+      ].join('; '),
+      { mode: 'danger-full-access' },
+    )
+    expect(r.stdout).toBe('outside=0\nhome-subdir=0\nhook=2\ntoolgate=1\nglobal=255\nrc=1\n[ssh]\nreached\n')
+    expect(read(join(f.dir, 'outside', 'f'))).toBe('out\n')
+    expect(existsSync(join(f.ws, '.git', 'hooks', 'pre-commit'))).toBe(false)
+    expect(existsSync(join(f.home, '.gitconfig'))).toBe(false)
+    expect(existsSync(join(f.home, '.bash_profile'))).toBe(false)
+    writeFileSync(join(f.ws, 'c.txt'), 'c')
+    f.git(['add', 'c.txt'])
+    expect(f.git(['commit', '-qm', 'c']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+})
+
+describe.skipIf(!usable)('6. hooks elsewhere: core.hooksPath, .husky, .envrc, included config', () => {
+  test("the hooksPath directory (.husky) stays the user's: the host commit runs the original hook only", async () => {
+    const f = make('husky')
+    mkdirSync(join(f.ws, '.husky'))
+    const hook = join(f.ws, '.husky', 'pre-commit')
+    writeFileSync(hook, `#!/bin/sh\ntouch ${join(f.dir, 'hook-ran')}\n`)
+    chmodSync(hook, 0o755)
+    f.git(['config', 'core.hooksPath', '.husky'])
+    const r = await inSandbox(
+      f,
+      [
+        `echo '${payload(f)}' >> .husky/pre-commit; echo "append=$?"`,
+        `printf '#!/bin/sh\\n${payload(f)}\\n' > .husky/post-commit; echo "new=$?"`,
+        'mv .husky .husky-old 2>/dev/null; echo "mv=$?"',
+      ].join('; '),
+    )
+    expect(r.stdout).toBe('append=1\nnew=1\nmv=1\n')
+    writeFileSync(join(f.ws, 'h.txt'), 'h')
+    f.git(['add', 'h.txt'])
+    expect(f.git(['commit', '-qm', 'h']).status).toBe(0)
+    expect(existsSync(join(f.dir, 'hook-ran'))).toBe(true) // the hook runs: the check above is real
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a hooksPath that does not exist yet cannot be created', async () => {
+    const f = make('hookspath-missing')
+    f.git(['config', 'core.hooksPath', 'tools/hooks'])
+    const r = await inSandbox(
+      f,
+      `mkdir -p tools/hooks; printf '#!/bin/sh\\n${payload(f)}\\n' > tools/hooks/pre-commit; echo "$?"; chmod +x tools/hooks/pre-commit`,
+    )
+    expect(r.stdout).toBe('1\n')
+    writeFileSync(join(f.ws, 'h.txt'), 'h')
+    f.git(['add', 'h.txt'])
+    expect(f.git(['commit', '-qm', 'h']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('a configuration file the repository includes from the workspace cannot be created or changed', async () => {
+    const f = make('include')
+    f.git(['config', 'include.path', '../.gitconfig.local'])
+    const r = await inSandbox(
+      f,
+      `printf '[core]\\n\\tfsmonitor = "${payload(f)}"\\n' > .gitconfig.local; echo "$?"`,
+    )
+    expect(r.stdout).toBe('1\n')
+    expect(f.git(['status', '--short']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+
+  test('.envrc, .pre-commit-config.yaml and .vscode/tasks.json are read-only', async () => {
+    const f = make('autorun')
+    writeFileSync(join(f.ws, '.envrc'), 'export A=1\n')
+    writeFileSync(join(f.ws, '.pre-commit-config.yaml'), 'repos: []\n')
+    mkdirSync(join(f.ws, '.vscode'))
+    writeFileSync(join(f.ws, '.vscode', 'tasks.json'), '{}')
+    const r = await inSandbox(
+      f,
+      'for p in .envrc .pre-commit-config.yaml .vscode/tasks.json; do echo evil >> "$p" 2>/dev/null; echo "$p=$?"; done',
+    )
+    expect(r.stdout).toBe('.envrc=1\n.pre-commit-config.yaml=1\n.vscode/tasks.json=1\n')
+    expect(read(join(f.ws, '.envrc'))).toBe('export A=1\n')
+  })
+})
+
+describe.skipIf(!usable)('8. git inside the sandbox gets configuration the workspace cannot override', () => {
+  test('a bare repository laid out in the workspace is refused (safe.bareRepository=explicit)', async () => {
+    // A workspace that is not itself a repository, so git has nothing else to fall back to.
+    const f = make('bare', { repo: false })
+    const marker = join(f.ws, 'ran-bare')
+    // Any way of writing files will do; git itself is the quickest here. The payload is a plain
+    // append to the bare repository's config: an external diff program.
+    const layout = [
+      'git init -q src && cd src && echo 1 > f && git add f && git -c user.name=m -c user.email=m@x commit -qm 1',
+      'echo 2 > f && git -c user.name=m -c user.email=m@x commit -qam 2 && cd ..',
+      'git clone -q --bare src trap',
+      `printf '[diff]\\n\\texternal = "touch ${marker}; false"\\n' >> trap/config`,
+    ].join(' && ')
+    const r = await inSandbox(
+      f,
+      `${layout} && cd trap && git rev-parse --git-dir; echo "rc=$?"; git diff HEAD~1 HEAD >/dev/null 2>&1`,
+    )
+    expect(r.stdout).toBe('rc=128\n')
+    expect(r.stderr).toContain("fatal: cannot use bare repository '")
+    expect(existsSync(marker)).toBe(false)
+    // Control: without toolgate's git configuration the same layout runs its payload.
+    const control = await inSandbox(
+      f,
+      'cd trap && env -u GIT_CONFIG_COUNT git diff HEAD~1 HEAD >/dev/null 2>&1',
+    )
+    expect(control.code).toBe(128) // "external diff died": the payload ran and returned false
+    expect(existsSync(marker)).toBe(true)
+  })
+
+  test("an fsmonitor in the repository's configuration does not run inside", async () => {
+    const f = make('fsmonitor')
+    const marker = join(f.ws, 'ran-fsmonitor')
+    f.git(['config', 'core.fsmonitor', `touch ${marker}; false`])
+    const r = await inSandbox(f, 'git status --short >/dev/null; echo "$?"')
+    expect(r.stdout).toBe('0\n')
+    expect(existsSync(marker)).toBe(false)
+    const control = await inSandbox(
+      f,
+      'env -u GIT_CONFIG_COUNT git status --short >/dev/null 2>&1; echo "$?"',
+    )
+    expect(control.stdout).toBe('0\n')
+    expect(existsSync(marker)).toBe(true)
+  })
+})
+
+describe.skipIf(!usable)('whatever else', () => {
+  test('a hard link to .git/config from the workspace cannot be made (another mount)', async () => {
+    const f = make('hardlink')
+    const r = await inSandbox(f, 'ln .git/config cfg 2>/dev/null; echo "$?"; ls cfg 2>/dev/null | wc -l')
+    expect(r.stdout).toBe('1\n0\n')
+  })
+
+  test('a workspace inside a repository: the cover of its missing .git leaves the parent repository usable', async () => {
+    const f = make('parent')
+    const sub = join(f.ws, 'packages', 'app')
+    mkdirSync(sub, { recursive: true })
+    const r = await run(
+      'git init -q . 2>/dev/null; git rev-parse --show-toplevel',
+      { mode: 'workspace-write', root: sub, home: f.home },
+      { env: envWithHome(f.home) },
+    )
+    expect(r.stdout).toBe(`${f.ws}\n`)
+    expect(list(join(sub, '.git'))).toEqual([])
+    expect(f.git(['rev-parse', '--show-toplevel'], sub).out).toBe(`${f.ws}\n`)
+  })
+
+  test('renaming the workspace itself fails (a mount point)', async () => {
+    const f = make('renamews')
+    const r = await inSandbox(f, `cd .. && mv ${f.ws} ${f.ws}-moved 2>/dev/null; echo "$?"`)
+    expect(r.stdout).toBe('1\n')
+    expect(lstatSync(f.ws).isDirectory()).toBe(true)
+  })
+
+  test("the host's /tmp (where git state is staged) is not visible inside", async () => {
+    const f = make('staging')
+    const r = await inSandbox(f, 'ls -A /tmp | wc -l')
+    expect(r.stdout).toBe('0\n')
+    expect(readFileSync(join(f.ws, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n')
+  })
+})

@@ -1,0 +1,132 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import {
+  AUTO_RUN_PATHS,
+  CREDENTIAL_STORES,
+  initShellParser,
+  PROTECTED_PATHS,
+  planProfile,
+  protectedPathsFor,
+} from '@toolgate/policy'
+import { afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { call, engineFor, makeSandbox, type Sandbox } from './permissions-helpers.js'
+
+// One list of credential stores and auto-run files serves the sandbox's mounts and the permission
+// engine's protected table (issue 11 §3, §6): these tests hold the two together.
+
+beforeAll(async () => {
+  await initShellParser()
+})
+
+let sb: Sandbox
+afterEach(() => sb?.cleanup())
+
+describe('credential stores: one list for the table and the sandbox', () => {
+  test('every store has a deny-any entry in PROTECTED_PATHS, with its reason', () => {
+    for (const store of CREDENTIAL_STORES) {
+      const pattern = `~/${store.path}${store.kind === 'dir' ? '/**' : ''}`
+      expect(PROTECTED_PATHS).toContainEqual({ pattern, access: 'any', action: 'deny', reason: store.reason })
+    }
+  })
+
+  test('the engine refuses to read or write any of them; the sandbox hides every one that exists', () => {
+    sb = makeSandbox()
+    for (const store of CREDENTIAL_STORES) {
+      const file = store.kind === 'dir' ? join(store.path, 'secret') : store.path
+      sb.write(join('home', file), 'secret')
+      const engine = engineFor(sb)
+      expect(engine.decide(call('read', { path: `~/${file}` }))).toMatchObject({
+        kind: 'deny',
+        step: 'protected-path',
+      })
+      expect(engine.decide(call('write', { path: `~/${file}`, content: '' }))).toMatchObject({ kind: 'deny' })
+    }
+    const plan = planProfile({ mode: 'read-only', root: sb.root, home: sb.home })
+    for (const store of CREDENTIAL_STORES) {
+      const target = join(sb.home, store.path)
+      expect(plan.mounts).toContainEqual(
+        store.kind === 'dir'
+          ? { kind: 'empty-dir', target }
+          : expect.objectContaining({ kind: 'empty-file', target }),
+      )
+    }
+  })
+
+  test('a configured store is hidden by the sandbox and protected by the table', () => {
+    sb = makeSandbox()
+    sb.write('work/vault/key.pem', 'k')
+    const table = protectedPathsFor(sb.root, { home: sb.home, credentialStores: ['vault'] })
+    const engine = engineFor(sb, { protectedPaths: table })
+    expect(engine.decide(call('read', { path: 'vault/key.pem' }))).toMatchObject({
+      kind: 'deny',
+      reason: expect.stringContaining('a credential store (configured)'),
+    })
+    const plan = planProfile({
+      mode: 'workspace-write',
+      root: sb.root,
+      home: sb.home,
+      credentialStores: ['vault'],
+    })
+    expect(plan.mounts).toContainEqual({ kind: 'empty-dir', target: join(sb.root, 'vault') })
+    for (const stage of plan.stages) stage.sync()
+  })
+})
+
+describe('hooks elsewhere and auto-run files', () => {
+  test('the table denies writes to every auto-run file, anywhere', () => {
+    sb = makeSandbox()
+    const engine = engineFor(sb)
+    for (const auto of AUTO_RUN_PATHS) {
+      const path = auto.kind === 'dir' ? join('pkg', auto.path, 'pre-commit') : join('pkg', auto.path)
+      expect(engine.decide(call('write', { path, content: '' }))).toMatchObject({
+        kind: 'deny',
+        protectedPattern: `**/${auto.path}${auto.kind === 'dir' ? '/**' : ''}`,
+      })
+    }
+  })
+
+  test("the repository's core.hooksPath and its include files are protected by default", () => {
+    sb = makeSandbox()
+    execFileSync('git', ['init', '-q', sb.root])
+    execFileSync('git', ['-C', sb.root, 'config', 'core.hooksPath', 'tools/hooks'])
+    execFileSync('git', ['-C', sb.root, 'config', 'include.path', '../.gitconfig.shared'])
+    const engine = engineFor(sb)
+    expect(engine.decide(call('write', { path: 'tools/hooks/pre-commit', content: '' }))).toMatchObject({
+      kind: 'deny',
+      reason: expect.stringContaining('git runs the hooks in this directory (core.hooksPath)'),
+    })
+    expect(engine.decide(call('write', { path: '.gitconfig.shared', content: '' }))).toMatchObject({
+      kind: 'deny',
+      reason: expect.stringContaining('git reads this file as configuration'),
+    })
+  })
+
+  test('git files that redirect configuration are denied in gitdirs of every form', () => {
+    sb = makeSandbox()
+    const engine = engineFor(sb)
+    for (const path of [
+      '.git/commondir',
+      '.git/config.worktree',
+      '.git/modules/sub/config',
+      '.git/modules/sub/hooks/post-checkout',
+      '.git/worktrees/w/commondir',
+      '.git/worktrees/w/gitdir',
+    ]) {
+      expect(engine.decide(call('write', { path, content: '' }))).toMatchObject({ kind: 'deny' })
+    }
+  })
+
+  test('~/.gitconfig and ~/.config/git are write-protected', () => {
+    sb = makeSandbox()
+    mkdirSync(join(sb.home, '.config', 'git'), { recursive: true })
+    writeFileSync(join(sb.home, '.gitconfig'), '')
+    const engine = engineFor(sb)
+    expect(engine.decide(call('write', { path: '~/.gitconfig', content: '' }))).toMatchObject({
+      kind: 'deny',
+    })
+    expect(engine.decide(call('write', { path: '~/.config/git/config', content: '' }))).toMatchObject({
+      kind: 'deny',
+    })
+  })
+})
