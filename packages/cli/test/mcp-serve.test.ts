@@ -131,7 +131,7 @@ describe('toolgate mcp serve', { timeout: 120_000 }, () => {
     expect(s.elicitations).toEqual([
       [
         'toolgate asks before running bash with {"command":"rm -f victim.txt"}.',
-        'Why it asks: "rm -f victim.txt" is destructive (rm is destructive).',
+        'Why it asks: "rm -f victim.txt" is destructive (rm is destructive). Also: rm changes files.',
         'Allow this call once?',
       ].join('\n'),
     ])
