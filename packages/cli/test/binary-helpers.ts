@@ -160,6 +160,14 @@ export const call = (id: string, name: string, args: object) =>
     tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
   })
 export const finish = (reason: string) => chunk({}, reason)
+/** The usage chunk a server sends last when asked for `stream_options.include_usage`. */
+export const usage = (prompt: number, completion: number) =>
+  JSON.stringify({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  })
 
 /** `toolgate run` against a local OpenAI-compatible server, in `root`. */
 export function localRun(baseUrl: string, root: string): string[] {

@@ -22,6 +22,7 @@ import {
   scriptServer,
   text,
   until,
+  usage,
 } from './binary-helpers.js'
 
 beforeAll(async () => {
@@ -501,7 +502,7 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tm
     const root = mkdtempSync(join(tmpdir(), 'toolgate-chat-pty-'))
     writeFileSync(join(root, 'scratch.txt'), 'x')
     const server = await scriptServer([
-      () => [text('Hello! '), text('What shall we do?'), finish('stop')],
+      () => [text('Hello! '), text('What shall we do?'), finish('stop'), usage(5200, 12)],
       () => 'hang',
       () => [
         call('q1', 'ask_user', { question: 'Tabs or spaces?', choices: ['tabs', 'spaces'] }),
@@ -510,6 +511,8 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tm
       (_n, body) => [text(`Noted: ${String(body.messages.at(-1)?.content)}`), finish('stop')],
       () => [call('b1', 'bash', { command: 'rm -f scratch.txt' }), finish('tool_calls')],
       () => [text('Removed.'), finish('stop')],
+      () => [call('b2', 'bash', { command: 'touch made.txt' }), finish('tool_calls')],
+      (_n, body) => [text(`Result: ${String(body.messages.at(-1)?.content).slice(0, 60)}`), finish('stop')],
     ])
     try {
       start('s', server.baseUrl, root)
@@ -517,7 +520,9 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tm
       tmux('send-keys', '-t', 's', 'hello there', 'Enter')
       await waitFor(
         's',
-        /Hello! What shall we do\?\n── gpt-4\.1-mini · [\d.]+k\/1\.0M tokens · \$[\d.]+ · workspace-write/,
+        // The status line: model, the context used (the last request's prompt + reply) of the
+        // window, the cost at gpt-4.1-mini's list price, the preset.
+        'Hello! What shall we do?\n── gpt-4.1-mini · 5.2k/1.0M tokens · $0.0021 · workspace-write',
       )
       // A turn that hangs: the spinner waits for the model, Ctrl-C cancels, the prompt comes back.
       tmux('send-keys', '-t', 's', 'wait for me', 'Enter')
@@ -538,12 +543,22 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tm
       expect(existsSync(join(root, 'scratch.txt'))).toBe(false)
       tmux('send-keys', '-t', 's', '/preset read-only', 'Enter')
       await waitFor('s', 'preset read-only from the next call on')
+      // The preset is the sandbox profile too: approved, the write still fails in the kernel.
+      tmux('send-keys', '-t', 's', 'make a file', 'Enter')
+      await waitFor('s', 'Approve bash $ touch made.txt')
+      tmux('send-keys', '-t', 's', 'y')
+      await waitFor('s', 'Result: ')
+      const { probeSandbox } = await import('@toolgate/policy')
+      if ((await probeSandbox()).status === 'enforced') {
+        expect(existsSync(join(root, 'made.txt'))).toBe(false)
+        await waitFor('s', /Read-only file system/)
+      } else if (CI) throw new Error('CI needs a fully enforced bubblewrap sandbox')
       tmux('send-keys', '-t', 's', 'C-c')
       await waitFor('s', '(press Ctrl-C again or Ctrl-D to leave)')
       tmux('send-keys', '-t', 's', 'C-c')
       await waitFor('s', '[exit 130]')
       const text2 = screen('s')
-      expect(text2).toMatch(/\n {2}approvals 1 asked: 1 allowed-once\n/)
+      expect(text2).toMatch(/\n {2}approvals 2 asked: 2 allowed-once\n/)
       // The log replays the conversation and who approved what.
       const log = /^ {2}log +(.+)$/m.exec(text2)![1]!
       const replayed = await run(['replay', log])
