@@ -83,7 +83,7 @@ describe.concurrent('toolgate binary, not a TTY', () => {
     const replayed = await run(['replay', log!])
     expect(replayed.code).toBe(0)
     expect(replayed.stdout).toContain('✗ write .git/hooks/pre-commit · PERMISSION_DENIED')
-    expect(replayed.stdout).toContain('  ✓ approval allowed-once (demo_lint)')
+    expect(replayed.stdout).toContain('  ✓ approval allowed-once by demo policy (demo_lint)')
   }, 120_000)
 
   test('--json: one JSON event per line on stdout, ending with the summary', async () => {
