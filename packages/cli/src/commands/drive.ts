@@ -260,8 +260,8 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
         const d = session.policy.describe(request)
         return {
           title: title(request),
-          // The reason quotes the model's command: terminal-safe before the prompt prints it.
-          ...(d.reason ? { reason: terminalSafe(d.reason) } : {}),
+          // The reason quotes the model's command: the prompt shows it with `visible`, like the subject.
+          ...(d.reason ? { reason: d.reason } : {}),
           ...(d.subject !== undefined ? { subject: d.subject } : {}),
           offerSession: d.offerSession,
         }
