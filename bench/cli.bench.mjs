@@ -103,3 +103,63 @@ for (const [key, label] of [
     `${label}: ${ms(m[key])} median of ${ROUNDS} (${(m[key] / m.node).toFixed(2)}x node -e 0; target <= 300 ms: ${m[key] <= 300 ? 'met' : 'not met'}; ${node})`,
   )
 }
+
+// Per-turn loop overhead of a long session (issue 15 "Done when"): a scripted model asks for one
+// cheap tool call per turn, with the CLI's per-turn machinery on (context management with a large
+// window, the transcript logged, loop and no-progress detection, an in-memory session log that
+// keeps every event). The time between consecutive model requests is the loop's own cost per turn
+// (the tool and the scripted reply are constant); at turns 1, 100 and 1,000 it must stay flat.
+{
+  const { collectAgent } = await import('@toolgate/agent')
+  const { createRuntime, defineTool, textOutput } = await import('@toolgate/core')
+  const { scriptedModel } = await import('@toolgate/providers')
+  const { z } = await import('zod')
+  const TURNS = 1_010
+  const at = [1, 100, 1_000]
+  const WINDOW = 5
+  const perTurn = Object.fromEntries(at.map((t) => [t, []]))
+  for (let r = 0; r < 3; r++) {
+    const runtime = createRuntime()
+    runtime.register(
+      defineTool({
+        name: 'note',
+        description: 'Record a note.',
+        parameters: z.object({ n: z.number() }),
+        output: textOutput(),
+        execute: ({ n }) => `noted ${n}: ${'x'.repeat(200)}`,
+      }),
+    )
+    const stamps = []
+    const turns = Array.from({ length: TURNS }, (_, i) => () => {
+      stamps.push(performance.now())
+      return i === TURNS - 1
+        ? { text: 'done' }
+        : {
+            text: `step ${i}`,
+            toolCalls: [{ name: 'note', arguments: { n: i }, callId: `c${i}` }],
+            usage: { inputTokens: 1_000 + i * 120, outputTokens: 20 },
+          }
+    })
+    const result = await collectAgent({
+      model: scriptedModel(turns),
+      runtime,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
+      maxTurns: TURNS + 1,
+      context: { window: 1_000_000 },
+      transcript: true,
+    })
+    if (result.reason !== 'completed') throw new Error(`the scripted session ended ${result.reason}`)
+    for (const t of at) {
+      const gaps = []
+      for (let i = t; i < t + WINDOW; i++) gaps.push(stamps[i] - stamps[i - 1])
+      perTurn[t].push(median(gaps))
+    }
+  }
+  const first = median(perTurn[1])
+  for (const t of at) {
+    const v = median(perTurn[t])
+    console.log(
+      `agent loop, one call per turn, at turn ${t} of a scripted session: ${(v * 1000).toFixed(0)} us per turn median (${(v / first).toFixed(2)}x turn 1; ${process.version})`,
+    )
+  }
+}

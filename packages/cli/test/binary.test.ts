@@ -84,7 +84,7 @@ describe.concurrent('toolgate binary, not a TTY', () => {
     expect(replayed.code).toBe(0)
     expect(replayed.stdout).toContain('✗ write .git/hooks/pre-commit · PERMISSION_DENIED')
     expect(replayed.stdout).toContain('  ✓ approval allowed-once by demo policy (demo_lint)')
-  }, 120_000)
+  }, 300_000)
 
   test('--json: one JSON event per line on stdout, ending with the summary', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-bin-json-'))
@@ -105,7 +105,7 @@ describe.concurrent('toolgate binary, not a TTY', () => {
     })
     // The auto-decision line goes to stderr so stdout stays machine-readable.
     expect(r.stderr).toContain('auto-approved (not a TTY; demo policy')
-  }, 120_000)
+  }, 300_000)
 
   test('--version, --help for every command, usage and config errors', async () => {
     const version = JSON.parse(readFileSync(join(REPO, 'packages/cli/package.json'), 'utf8'))
@@ -142,7 +142,7 @@ describe.concurrent('toolgate binary, not a TTY', () => {
       stderr:
         'toolgate run: the anthropic API needs a key: set ANTHROPIC_API_KEY (or TOOLGATE_API_KEY), or point --base-url at a server that needs none.\n',
     })
-  }, 120_000)
+  }, 300_000)
 
   test('a closed pipe (toolgate demo | head): drawing stops, the run finishes, the log is complete', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-bin-pipe-'))
@@ -169,7 +169,7 @@ describe.concurrent('toolgate binary, not a TTY', () => {
     // Every call of the scripted demo ran and was answered (13: 9 model calls, 1 run_code, 3 sub-calls).
     expect(count('tool/call')).toBe(count('tool/result'))
     expect(count('tool/result')).toBeGreaterThanOrEqual(10)
-  }, 120_000)
+  }, 300_000)
 
   test.for([
     {
@@ -227,7 +227,7 @@ describe.concurrent('toolgate binary, not a TTY', () => {
     expect(r.stdout).toBe('')
   })
 
-  test('--approval never with --yes is a usage error', async () => {
+  test('--approval never with --yes is a usage error', { timeout: 120_000 }, async () => {
     const root = mkdtempSync(join(tmpdir(), 'toolgate-bin-never-'))
     const r = await run([...localRun('http://127.0.0.1:9/v1', root), '--approval', 'never', '--yes', 'hi'])
     expect(r).toMatchObject({
@@ -253,7 +253,7 @@ describe.concurrent('toolgate binary, not a TTY', () => {
     } finally {
       await server.close()
     }
-  }, 120_000)
+  }, 300_000)
 
   test('OPENAI_BASE_URL and ANTHROPIC_BASE_URL are honoured; an Anthropic base URL is the host root', async () => {
     const root = mkdtempSync(join(tmpdir(), 'toolgate-bin-env-'))
@@ -276,7 +276,7 @@ describe.concurrent('toolgate binary, not a TTY', () => {
       await openai.close()
       await anthropic.close()
     }
-  }, 120_000)
+  }, 300_000)
 })
 
 describe.concurrent('toolgate run against a local OpenAI-compatible server (127.0.0.1)', () => {
@@ -301,7 +301,7 @@ describe.concurrent('toolgate run against a local OpenAI-compatible server (127.
     } finally {
       await server.close()
     }
-  }, 120_000)
+  }, 300_000)
 
   test.for([false, true])(
     'a command that needs approval: denied off a TTY without --yes, approved with it (--yes %s)',
@@ -357,7 +357,7 @@ describe.concurrent('toolgate run against a local OpenAI-compatible server (127.
     } finally {
       await server.close()
     }
-  }, 120_000)
+  }, 300_000)
 
   test('SIGINT: the running call is aborted and gets its result, the log is flushed, exit 130', async () => {
     const root = mkdtempSync(join(tmpdir(), 'toolgate-run-int-'))
@@ -377,7 +377,7 @@ describe.concurrent('toolgate run against a local OpenAI-compatible server (127.
       )
       const ran = new Promise<Ran>((done) => collect(child, done))
       // Wait (bounded) until the command is really running: it wrote its marker file.
-      await until(() => existsSync(join(root, 'started.txt')), 60_000, 'the command to start')
+      await until(() => existsSync(join(root, 'started.txt')), 180_000, 'the command to start')
       child.kill('SIGINT')
       const r = await ran
       expect(r.code).toBe(130)
@@ -392,7 +392,7 @@ describe.concurrent('toolgate run against a local OpenAI-compatible server (127.
     } finally {
       await server.close()
     }
-  }, 120_000)
+  }, 300_000)
 })
 
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0
@@ -438,7 +438,7 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate demo under a real pty (tm
     expect(text).toContain('approvals 1 asked: 1 allowed-once')
     // On a TTY the diff card is coloured: green additions.
     expect(screen('allow', true)).toContain('\x1b[32m+## Development')
-  }, 120_000)
+  }, 300_000)
 
   test('n at the prompt rejects: the call fails as APPROVAL_REJECTED and the answer says so', async () => {
     start('reject')
@@ -450,7 +450,7 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate demo under a real pty (tm
     expect(text).toContain('✗ bash $ node scripts/lint.mjs src · APPROVAL_REJECTED')
     expect(text).toContain('- The linter did not run (it was not approved).')
     expect(text).toMatch(/approvals 1 asked: 1 rejected/)
-  }, 120_000)
+  }, 300_000)
 
   test('a is not offered for an interpreter (node runs a script the model can edit): the key does nothing', async () => {
     start('session')
@@ -460,7 +460,7 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate demo under a real pty (tm
     await waitFor('session', '[exit 0]')
     expect(screen('session')).toContain('allowed once')
     expect(screen('session')).not.toContain('allowed for this session')
-  }, 120_000)
+  }, 300_000)
 
   test('NO_COLOR on a TTY: no colour escapes at all', async () => {
     start('nocolor', 'NO_COLOR=1')
@@ -468,7 +468,7 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate demo under a real pty (tm
     tmux('send-keys', '-t', 'nocolor', 'y')
     await waitFor('nocolor', '[exit 0]')
     expect(screen('nocolor', true)).not.toContain('\x1b[3')
-  }, 120_000)
+  }, 300_000)
 })
 
 describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tmux)', () => {
@@ -480,7 +480,7 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tm
   const screen = (name: string) => tmux('capture-pane', '-p', '-J', '-S', '-400', '-t', name)
   const waitFor = async (name: string, text: string | RegExp) => {
     const seen = () => (typeof text === 'string' ? screen(name).includes(text) : text.test(screen(name)))
-    await until(seen, 90_000, `${String(text)} on the screen`).catch((error: Error) => {
+    await until(seen, 180_000, `${String(text)} on the screen`).catch((error: Error) => {
       throw new Error(`${error.message}\n--- screen ---\n${screen(name)}`)
     })
   }
