@@ -182,7 +182,9 @@ async function slash(text: string, opened: DriveSession, out: (text: string) => 
       out(
         t
           ? `${formatTokens(t.prompt)} tokens in${t.cached > 0 ? ` (${formatTokens(t.cached)} from cache)` : ''}, ${formatTokens(t.output)} out${s.cost === undefined ? ' (no price known for this model)' : `, ${formatCost(s.cost)}`}\n`
-          : 'no model request yet\n',
+          : s.turns === 0
+            ? 'no model request yet\n'
+            : `${s.turns} model ${s.turns === 1 ? 'request' : 'requests'}; the server reported no token usage, so no cost is known\n`,
       )
       return false
     }
