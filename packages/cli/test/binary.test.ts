@@ -305,7 +305,7 @@ describe.concurrent('toolgate run against a local OpenAI-compatible server (127.
 
   test.for([false, true])(
     'a command that needs approval: denied off a TTY without --yes, approved with it (--yes %s)',
-    { timeout: 120_000 },
+    { timeout: 300_000 },
     async (yes) => {
       // A destructive command asks in every preset, sandbox or not (rm: see the policy README).
       const root = mkdtempSync(join(tmpdir(), 'toolgate-run-ask-'))
