@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApprovalService, defineTool, textOutput } from '@toolgate/core'
@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   collectAgent,
+  estimateTokens,
   ReminderQueue,
   renderReminders,
   resultBudget,
@@ -95,12 +96,14 @@ describe('ReminderQueue (seed 003 §13.10)', () => {
 })
 
 describe('resultBudget (seed 003 §9.2)', () => {
-  const bigText = Array.from(
+  // 2,000 lines of 50 ASCII characters: ceil(50 / 3.5) + 1 (the newline) = 16 estimated tokens each.
+  const lines = Array.from(
     { length: 2000 },
     (_, i) => `line ${String(i + 1).padStart(4, '0')} ${'x'.repeat(40)}`,
-  ).join('\n')
+  )
+  const bigText = lines.join('\n')
 
-  function budgetRuntime(spillDir: string) {
+  function budgetRuntime(root: string, output = bigText) {
     const { runtime } = testRuntime()
     for (const name of ['dump', 'read']) {
       runtime.register(
@@ -109,46 +112,81 @@ describe('resultBudget (seed 003 §9.2)', () => {
           description: 'Big output.',
           parameters: z.object({}),
           output: textOutput(),
-          execute: () => bigText,
+          execute: () => output,
         }),
       )
     }
-    runtime.use(resultBudget({ spillDir, defaultLimit: 4000 }))
+    runtime.use(resultBudget({ spillDir: join(root, '.toolgate', 'spill'), root, maxTokens: 1000 }))
     return runtime
   }
 
-  it('keeps ~70% head and ~30% tail, says what was omitted, spills the full text and says how to read it', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'agent-budget-')), 'spill')
-    const runtime = budgetRuntime(dir)
+  it('keeps whole lines: ~70% of the budget from the head, ~30% from the tail; spills the rest with an exact read call', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agent-budget-'))
+    const runtime = budgetRuntime(root)
     const result = await runtime.execute({ callId: 'big/1', name: 'dump', arguments: {} })
-    const files = readdirSync(dir)
-    expect(files).toEqual(['dump-big_1-1.txt'])
-    const file = join(dir, files[0]!)
-    expect(readFileSync(file, 'utf8')).toBe(bigText)
+    const dir = join(root, '.toolgate', 'spill')
+    expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'dump-big_1-1.txt'])
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toBe('*\n')
+    expect(readFileSync(join(dir, 'dump-big_1-1.txt'), 'utf8')).toBe(bigText)
     // The value (and the session log's copy) stays complete; only the model-facing content changed.
     expect(result.value).toBe(bigText)
-    expect(result.content).toHaveLength(1)
+    // Budget 1000 - 150 for the notices = 850: head 595 tokens = 37 lines, tail 255 = 15 lines.
+    const path = '.toolgate/spill/dump-big_1-1.txt'
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text:
+          `${lines.slice(0, 37).join('\n')}\n\n[... lines 38-1985 of 2000 omitted (~31168 tokens) ...]\n\n${lines.slice(1985).join('\n')}\n\n` +
+          `[Output truncated: it has 2000 lines (~32000 tokens). The full output is saved to ${path}. ` +
+          `Read the omitted lines with read {"path": "${path}", "offset": 38, "limit": 1948}.]`,
+      },
+    ])
+    // What the read call names is exactly what was left out.
+    expect(
+      readFileSync(join(root, path), 'utf8')
+        .split('\n')
+        .slice(37, 37 + 1948),
+    ).toEqual(lines.slice(37, 1985))
+  })
+
+  it('more omitted lines than one read returns: the call asks for 2,000 and says where to continue', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agent-budget-'))
+    const many = Array.from({ length: 5000 }, (_, i) => `l${i + 1}`)
+    const runtime = budgetRuntime(root, many.join('\n'))
+    const result = await runtime.execute({ callId: 'm', name: 'dump', arguments: {} })
     const text = (result.content[0] as { text: string }).text
-    expect(text.length).toBeLessThanOrEqual(4000 + 100)
-    const room = 4000 - 400
-    const head = bigText.slice(0, Math.floor(room * 0.7))
-    const tail = bigText.slice(bigText.length - (room - Math.floor(room * 0.7)))
-    const omitted = bigText.length - head.length - tail.length
-    // Lines are 51 characters with their newline: the cut is inside line 50 and inside line 1979.
-    expect([
-      Math.floor(head.length / 51) + 1,
-      Math.floor((bigText.length - tail.length - 1) / 51) + 1,
-    ]).toEqual([50, 1979])
-    expect(text).toBe(
-      `${head}\n\n[... ${omitted} characters omitted (lines 50-1979 of 2000) ...]\n\n${tail}\n\n` +
-        `[Output truncated: it has ${bigText.length} characters in 2000 lines. The full output is saved to ${file}. ` +
-        `Read the omitted lines with read {"path": ${JSON.stringify(file)}, "offset": <line>, "limit": <lines>}.]`,
+    expect(text).toMatch(
+      /read \{"path": "\.toolgate\/spill\/dump-m-1\.txt", "offset": (\d+), "limit": 2000\} \(read returns at most 2000 lines per call; continue with offset (\d+)\)\.\]$/,
+    )
+    const [, offset, next] = /"offset": (\d+).*offset (\d+)\)/.exec(text)!
+    expect(Number(next)).toBe(Number(offset) + 2000)
+  })
+
+  it('a single line longer than the budget is cut inside, and says so', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agent-budget-'))
+    const runtime = budgetRuntime(root, `{"a":"${'y'.repeat(20_000)}"}`)
+    const result = await runtime.execute({ callId: 'one', name: 'dump', arguments: {} })
+    const text = (result.content[0] as { text: string }).text
+    expect(text.startsWith('{"a":"yyy')).toBe(true)
+    expect(text).toContain(' [line 1 cut]\n\n[... lines 1-1 of 1 omitted')
+    expect(estimateTokens(text)).toBeLessThanOrEqual(1000)
+  })
+
+  it('never writes through a symbolic link planted in the workspace; the notice says the output was not saved', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agent-budget-'))
+    const elsewhere = mkdtempSync(join(tmpdir(), 'agent-budget-target-'))
+    symlinkSync(elsewhere, join(root, '.toolgate'))
+    const runtime = budgetRuntime(root)
+    const result = await runtime.execute({ callId: 'l', name: 'dump', arguments: {} })
+    expect(readdirSync(elsewhere)).toEqual([])
+    expect((result.content[0] as { text: string }).text).toContain(
+      `[Output truncated to about 1000 tokens: it has 2000 lines (~32000 tokens). The full output could not be saved (${join(root, '.toolgate')} is a symbolic link; spill files go only into a real directory); re-run the command with narrower output if you need lines 38-1985.]`,
     )
   })
 
   it('exempts read and leaves small results alone', async () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'agent-budget-')), 'spill')
-    const runtime = budgetRuntime(dir)
+    const root = mkdtempSync(join(tmpdir(), 'agent-budget-'))
+    const runtime = budgetRuntime(root)
     const read = await runtime.execute({ callId: 'r', name: 'read', arguments: {} })
     expect(read.content).toEqual([{ type: 'text', text: bigText }])
     const small = await runtime.execute({ callId: 's', name: 'echo', arguments: { text: 'hi' } })
@@ -185,7 +223,7 @@ describe('resultBudget (seed 003 §9.2)', () => {
       model,
       runtime,
       messages: task,
-      resultBudget: { spillDir: dir, defaultLimit: 2000 },
+      resultBudget: { spillDir: dir, maxTokens: 500 },
     })
     const tool = result.appended[1]!
     expect(tool.role === 'tool' ? tool.content : []).toEqual([{ type: 'text', text: own }])
@@ -213,11 +251,11 @@ describe('resultBudget (seed 003 §9.2)', () => {
       model,
       runtime,
       messages: task,
-      resultBudget: { spillDir: dir, limits: { dump: 2000 } },
+      resultBudget: { spillDir: dir, limits: { dump: 500 } },
     })
     const content = result.appended[1]!.role === 'tool' ? result.appended[1]!.content : []
-    expect((content[0] as { text: string }).text.length).toBeLessThan(2100)
-    expect(readdirSync(dir)).toEqual(['dump-d1-1.txt'])
+    expect(estimateTokens((content[0] as { text: string }).text)).toBeLessThanOrEqual(500)
+    expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'dump-d1-1.txt'])
     const after = await runtime.execute({ callId: 'later', name: 'dump', arguments: {} })
     expect(after.content).toEqual([{ type: 'text', text: bigText }])
     // A second run with the same call id in the same directory does not overwrite the first spill.
@@ -226,7 +264,7 @@ describe('resultBudget (seed 003 §9.2)', () => {
       { text: 'ok' },
     ])
     await collectAgent({ model: again, runtime, messages: task, spillDir: dir })
-    expect(readdirSync(dir).sort()).toEqual(['dump-d1-1.txt', 'dump-d1-2.txt'])
+    expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'dump-d1-1.txt', 'dump-d1-2.txt'])
   })
 })
 

@@ -155,7 +155,7 @@ describe('announcements are incremental, and complete again after compaction', (
       knownContextWindow('anthropic/claude-opus-4-1'),
       knownContextWindow('gpt-4o-mini'),
       knownContextWindow('gpt-4.1'),
-      knownContextWindow('qwen2.5-coder'),
+      knownContextWindow('my-local-model'),
     ]).toEqual([200_000, 200_000, 128_000, 1_047_576, undefined])
     // 32,768 tokens -> 13,107 bytes of declarations before MCP tools are deferred.
     const tools = (n: number): ToolSchema[] =>

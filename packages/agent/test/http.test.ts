@@ -79,7 +79,7 @@ describe('runAgent over HTTP (OpenAI Chat SSE)', () => {
     const result = await run.result
 
     expect(result.reason).toBe('completed')
-    expect(result.usage).toEqual({ inputTokens: 140, outputTokens: 24 })
+    expect(result.usage).toEqual({ inputTokens: 140, outputTokens: 24, promptTokens: 140 })
     expect(log.started.sort()).toEqual(['echo:alpha', 'echo:beta'])
     expect(
       events

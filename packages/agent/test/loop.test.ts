@@ -53,7 +53,7 @@ describe('runAgent: turns and batches', () => {
     ])
     expect(result.reason).toBe('completed')
     expect(result.turns).toBe(2)
-    expect(result.usage).toEqual({ inputTokens: 40, outputTokens: 8 })
+    expect(result.usage).toEqual({ inputTokens: 40, outputTokens: 8, promptTokens: 40 })
     expect(result.appended).toEqual([
       {
         role: 'assistant',
@@ -210,6 +210,7 @@ describe('runAgent: stop reasons', () => {
       type: 'done',
       reason: 'error',
       message: 'unknown stop reason "weird"; not treated as done',
+      failure: { source: 'stop-reason', rawStopReason: 'weird' },
       turns: 1,
       usage: { inputTokens: 0, outputTokens: 0 },
     })
@@ -277,7 +278,7 @@ describe('runAgent: termination guards', () => {
     expect(model.requests).toHaveLength(2)
   })
 
-  it('hints an empty-arguments call at most maxEmptyArgRetries times, then lets the validator speak', async () => {
+  it('hints an empty-arguments call at most maxEmptyArgRetries times; the next one gets the validator and stops the run', async () => {
     const { runtime } = testRuntime()
     const empty = { toolCalls: [{ name: 'echo', arguments: {} }] }
     const model = scriptedModel([
@@ -312,7 +313,13 @@ describe('runAgent: termination guards', () => {
       'INVALID_ARGS',
       'INVALID_ARGS',
     ])
-    expect(result.reason).toBe('completed')
+    // The third call still got its (validator's) result, and the run stopped with its own reason.
+    expect(result.reason).toBe('empty_arguments')
+    expect(result.message).toBe(
+      'stopped: the model sent a call with empty arguments again after 2 hints (empty-arguments cap)',
+    )
+    expect(model.remaining).toBe(1)
+    assertValidHistory(result.messages)
   })
 
   it('a tool without required fields called with {} is a normal call', async () => {

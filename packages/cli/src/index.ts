@@ -1,11 +1,12 @@
 // toolgate CLI: `main(argv, io)` returns the exit code (README "Exit codes"); bin.ts wires it to
 // the process. Tests call main directly or spawn the built binary.
+//
+// Start-up cost is what a user meets first (issue 15 §3): this module loads only the argument
+// parser and the command specs. A command's code — and the runtime, tools, policy, providers and
+// Code Mode behind it — is imported when that command runs, never for --help or --version.
 import { readFileSync } from 'node:fs'
 import { type CommandSpec, helpText, type ParsedArgs, parseArgs } from './args.js'
-import { demoCommand, demoSpec } from './commands/demo.js'
-import { mcpCommand, mcpSpec } from './commands/mcp.js'
-import { replayCommand, replaySpec } from './commands/replay.js'
-import { runCommand, runSpec } from './commands/run.js'
+import { chatSpec, demoSpec, mcpSpec, replaySpec, runSpec } from './commands/specs.js'
 import { EXIT, type ExitCode } from './exit-codes.js'
 import type { CliIO } from './io.js'
 
@@ -18,7 +19,7 @@ export {
   type ParseResult,
   parseArgs,
 } from './args.js'
-export { resolveEndpoint } from './commands/run.js'
+export { type Endpoint, PROVIDERS, resolveEndpoint } from './endpoint.js'
 export { EXIT, type ExitCode } from './exit-codes.js'
 export { type CliIO, type InStream, nodeIO, type OutStream } from './io.js'
 export {
@@ -30,16 +31,20 @@ export {
 } from './render/cards.js'
 export { colorEnabled, createStyle, type Style, stripAnsi } from './render/colors.js'
 
+type CommandRun = (parsed: ParsedArgs, io: CliIO) => Promise<ExitCode>
+
 type Command = {
   readonly spec: CommandSpec
-  readonly run: (parsed: ParsedArgs, io: CliIO) => Promise<ExitCode>
+  /** Imports the command's module when it runs (lazy: see the top of this file). */
+  readonly load: () => Promise<CommandRun>
 }
 
 const COMMANDS = {
-  demo: { spec: demoSpec, run: demoCommand },
-  run: { spec: runSpec, run: runCommand },
-  replay: { spec: replaySpec, run: replayCommand },
-  mcp: { spec: mcpSpec, run: mcpCommand },
+  demo: { spec: demoSpec, load: async () => (await import('./commands/demo.js')).demoCommand },
+  run: { spec: runSpec, load: async () => (await import('./commands/run.js')).runCommand },
+  chat: { spec: chatSpec, load: async () => (await import('./commands/chat.js')).chatCommand },
+  replay: { spec: replaySpec, load: async () => (await import('./commands/replay.js')).replayCommand },
+  mcp: { spec: mcpSpec, load: async () => (await import('./commands/mcp.js')).mcpCommand },
 } as const satisfies Record<string, Command>
 
 export function version(): string {
@@ -57,7 +62,7 @@ export function topHelp(): string {
   return [
     'toolgate — a small terminal agent built on the toolgate tool runtime',
     '',
-    'Usage: toolgate <command> [options]',
+    'Usage: toolgate [command] [options]   (no command, on a terminal: an interactive session, as `toolgate chat`)',
     '',
     'Commands:',
     ...Object.values(COMMANDS).map((c) => `  ${c.spec.name.padEnd(10)}${c.spec.summary}`),
@@ -75,6 +80,8 @@ export function topHelp(): string {
 export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode> {
   const [first, ...rest] = argv
   if (first === undefined) {
+    // A person at a terminal gets a session; a script gets the help and a usage error.
+    if (io.stdin?.isTTY === true && io.stdout.isTTY === true) return dispatch(COMMANDS.chat, [], io)
     io.stderr.write(topHelp())
     return EXIT.usage
   }
@@ -99,8 +106,12 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
   }
   const command = lookup(first)
   if (!command) return unknown(first, io)
+  return dispatch(command, rest, io)
+}
+
+async function dispatch(command: Command, argv: readonly string[], io: CliIO): Promise<ExitCode> {
   // Every command's options are parsed here, against its spec: usage errors and --help alike.
-  const parsed = parseArgs(command.spec, rest)
+  const parsed = parseArgs(command.spec, argv)
   if (!parsed.ok) {
     io.stderr.write(`${parsed.error}\n`)
     return EXIT.usage
@@ -109,7 +120,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<ExitCode
     io.stdout.write(helpText(command.spec))
     return EXIT.ok
   }
-  return command.run(parsed, io)
+  const run = await command.load()
+  return run(parsed, io)
 }
 
 function lookup(name: string): Command | undefined {

@@ -1,8 +1,12 @@
 // The one place the CLI assembles a session: runtime, approvals, the built-in tools, the
 // permission engine (with its prompt helpers) and, optionally, Code Mode. Commands talk to this
 // file, not to those packages.
-
-import { codeMode as codeModePlugin } from '@toolgate/codemode'
+//
+// Code Mode is imported only when a session offers run_code (or a replay meets a run_code call):
+// @toolgate/codemode loads the TypeScript compiler for type stripping, the heaviest module of the
+// CLI by far (issue 15 §3).
+import { join } from 'node:path'
+import { askUserTool, resultBudget, SpillDirectory, taskTool } from '@toolgate/agent'
 import {
   type ApprovalRequest,
   type ApprovalService,
@@ -17,6 +21,7 @@ import {
   type ToolResultView,
 } from '@toolgate/core'
 import { initShellParser, permissions, probeSandbox, type SandboxProbe } from '@toolgate/policy'
+import { scriptedModel } from '@toolgate/providers'
 import { builtinTools } from '@toolgate/tools'
 import { type McpSession, startMcp } from './commands/mcp-session.js'
 
@@ -27,6 +32,8 @@ export type ApprovalMode = 'on-request' | 'never'
 interface PolicyHandle {
   describe(request: ApprovalRequest): { reason?: string; subject?: string; offerSession: boolean }
   grantSession(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
+  /** Replace the engine with one for another preset (between turns). */
+  setPreset(preset: Preset): void
 }
 
 export interface SessionSetup {
@@ -57,6 +64,9 @@ export interface SessionSetup {
   readonly nativeToolSearch?: boolean
 }
 
+/** Where the full text of cut or elided outputs goes: in the workspace, where `read` can open it. */
+const SPILL_DIR = join('.toolgate', 'spill')
+
 export interface Session {
   readonly runtime: Runtime
   readonly approval: ApprovalService
@@ -67,6 +77,10 @@ export interface Session {
   readonly sandbox: string
   /** Notes for the user, one line each: what is degraded here and how to fix it. */
   readonly gaps: readonly string[]
+  /** The system prompt's Code Mode part (the SDK declaration of the callable tools), when run_code is offered. */
+  readonly codePrompt?: string
+  /** `<root>/.toolgate/spill`: cut results (the result budget) and elided ones (context pressure). */
+  readonly spill: SpillDirectory
   /** The MCP servers of this session, when any are configured. */
   readonly mcp?: McpSession
 }
@@ -98,17 +112,30 @@ export function sandboxLine(preset: Preset, probe: SandboxProbe): string {
 export async function createSession(setup: SessionSetup): Promise<Session> {
   const approval = createApprovalService({ policy: setup.approvalPolicy })
   const runtime = createRuntime({ approval, session: setup.sink })
-  // bash runs under the profile of the session's preset (issue 11 §5).
+  // Parser, probe and Code Mode load side by side.
+  const [probe, , codemode] = await Promise.all([
+    probeSandbox(setup.bwrapPath),
+    initShellParser(),
+    setup.codeMode ? import('@toolgate/codemode') : undefined,
+  ])
+  // bash runs under the profile of the session's preset (issue 11 §5); the profile is read per
+  // call, so `/preset` changes it together with the permission engine.
+  const profile = { mode: setup.preset }
   runtime.use(
     builtinTools({
       root: setup.root,
-      sandbox: setup.preset,
+      sandbox: profile,
       ...(setup.bwrapPath === undefined ? {} : { bwrapPath: setup.bwrapPath }),
     }),
   )
-  if (setup.codeMode) runtime.use(codeModePlugin({ mode: 'both' }))
-  const probe = await probeSandbox(setup.bwrapPath)
-  const policy = await installPolicy(runtime, setup, probe)
+  if (codemode) runtime.use(codemode.codeMode({ mode: 'both' }))
+  // Every result is bounded in tokens (head and tail, whole lines), the rest spilled where `read` can
+  // open it; registered before any other post-execute listener, so it budgets what they return.
+  const spillDir = join(setup.root, SPILL_DIR)
+  runtime.use(resultBudget({ spillDir, root: setup.root }))
+  const policy = installPolicy(runtime, setup, probe, (preset) => {
+    profile.mode = preset
+  })
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
   const mcp =
     setup.mcp && !setup.isolated
@@ -123,32 +150,51 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
     runtime,
     approval,
     policy,
-    codeMode: setup.codeMode === true,
+    codeMode: codemode !== undefined,
     sandbox: sandboxLine(setup.preset, probe),
     gaps: probe.status === 'enforced' ? [] : [probe.diagnostic],
+    ...(codemode ? { codePrompt: codemode.codeModePrompt(runtime) } : {}),
+    spill: new SpillDirectory(spillDir, setup.root),
     ...(mcp ? { mcp } : {}),
   }
 }
 
-async function installPolicy(
+/** Only a sandbox that was seen to hold counts (fail closed: partly enforced is no sandbox). */
+function sandboxTrusted(setup: SessionSetup, preset: Preset, probe: SandboxProbe): boolean {
+  return setup.trustSandbox !== false && preset === 'workspace-write' && probe.status === 'enforced'
+}
+
+/** Tools the CLI adds beyond the built-ins, for the permission engine: they act on nothing outside the session. */
+const CLI_TOOLS = { ask_user: { category: 'internal' }, task: { category: 'internal' } } as const
+
+/**
+ * The permission engine for a preset. `/preset` replaces it between turns (the previous plugin is
+ * disposed; its session grants go with it, the new preset's defaults apply from the next call).
+ */
+function installPolicy(
   runtime: Runtime,
   setup: SessionSetup,
   probe: SandboxProbe,
-): Promise<PolicyHandle> {
-  await initShellParser()
-  // Only a sandbox that was seen to hold counts (fail closed): partly enforced is no sandbox.
-  const sandboxed =
-    setup.trustSandbox !== false && setup.preset === 'workspace-write' && probe.status === 'enforced'
-  const plugin = permissions({
-    root: setup.root,
-    preset: setup.preset,
-    approvalPolicy: setup.approvalPolicy,
-    sandboxed,
-    ...(setup.rules ? { rules: setup.rules } : {}),
-    ...(setup.isolated ? { userSettingsPath: null, projectSettingsPath: null } : {}),
-  })
-  runtime.use(plugin)
-  const engine = plugin.engine
+  onPreset: (preset: Preset) => void,
+): PolicyHandle {
+  let engine: ReturnType<typeof permissions>['engine']
+  let installed: { dispose(): void } | undefined
+  const install = (preset: Preset) => {
+    const plugin = permissions({
+      root: setup.root,
+      preset,
+      approvalPolicy: setup.approvalPolicy,
+      sandboxed: sandboxTrusted(setup, preset, probe),
+      tools: CLI_TOOLS,
+      ...(setup.rules ? { rules: setup.rules } : {}),
+      ...(setup.isolated ? { userSettingsPath: null, projectSettingsPath: null } : {}),
+    })
+    installed?.dispose()
+    installed = runtime.use(plugin)
+    engine = plugin.engine
+    onPreset(preset)
+  }
+  install(setup.preset)
   return {
     describe(request) {
       const described = engine.describeAsk(request.callId)
@@ -165,11 +211,14 @@ async function installPolicy(
         ? { ok: true, note: result.keys.join(', ') || 'remembered' }
         : { ok: false, reason: result.reason }
     },
+    setPreset: install,
   }
 }
 
 /** Pure card lookups over the built-in tools' presentCall / presentResult (replay). */
 export interface CardSource {
+  /** Load the presenters of a tool whose package is not loaded yet (run_code); call before `call`. */
+  prepare(name: string): Promise<void>
   call(name: string, args: JsonValue): ToolCallView | undefined
   result(name: string, args: JsonValue, result: ToolResult): ToolResultView | undefined
 }
@@ -178,7 +227,10 @@ export interface CardSource {
 export async function builtinCardSource(root: string): Promise<CardSource> {
   const runtime = createRuntime()
   runtime.use(builtinTools({ root }))
-  runtime.use(codeModePlugin({ mode: 'both' }))
+  // The CLI's own tools' presenters (their bodies never run here: the model is never asked).
+  runtime.use(askUserTool())
+  runtime.use(taskTool({ model: scriptedModel([]) }))
+  let codeModeLoaded: Promise<void> | undefined
   const presenters = (name: string) =>
     runtime.tool(name) as
       | {
@@ -187,6 +239,14 @@ export async function builtinCardSource(root: string): Promise<CardSource> {
         }
       | undefined
   return {
+    prepare(name) {
+      if (name !== 'run_code') return Promise.resolve()
+      codeModeLoaded ??= import('@toolgate/codemode').then(
+        (m) => void runtime.use(m.codeMode({ mode: 'both' })),
+        () => undefined, // without its presenters run_code gets the generic card
+      )
+      return codeModeLoaded
+    },
     call(name, args) {
       try {
         return presenters(name)?.presentCall?.(args) ?? undefined

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events'
 import type { ApprovalRequest } from '@toolgate/core'
 import { describe, expect, test } from 'vitest'
-import { MAX_SHOWN, terminalAnswerer, visible } from '../src/approval/prompt.js'
+import { terminalAnswerer } from '../src/approval/prompt.js'
 import { createStyle } from '../src/render/colors.js'
 import type { Screen } from '../src/render/progress.js'
+import { MAX_SHOWN, visible } from '../src/render/terminal-text.js'
 
 // Issue 12 §7: the approval prompt shows the whole command, with every character that does not
 // show as itself named, long blank runs counted, nothing cut short without saying so, and every

@@ -22,6 +22,7 @@ const EXPECTED = `toolgate replay <log>
   │ 7      "lint": "node scripts/lint.mjs src"
   │ 8    }
   │ … 1 more lines
+  · allowed by policy: the preset's defaults
 ✓ read README.md · lines 1-7 of 7  36ms
   │ 1  # demo-app
   │ 2  
@@ -30,6 +31,7 @@ const EXPECTED = `toolgate replay <log>
   │ 5  ## Usage
   │ 6  
   │ 7  Run \`npm start\`.
+  · allowed by policy: the preset's defaults
 ▸ edit README.md
 ✓ edit README.md · +4 -0  30ms
   │ @@ -5,3 +5,7 @@
@@ -40,6 +42,7 @@ const EXPECTED = `toolgate replay <log>
   │ +## Development
   │ +
   │ +Run \`npm run lint\` before committing; it flags \`var\` declarations.
+  · allowed by policy: the preset's defaults
 ▸ bash $ node scripts/lint.mjs src
   Run the project linter
   ? approval asked for bash (demo_lint): The command is not read-only (node: runs arbitrary code) and no sandbox confines it.
@@ -93,7 +96,7 @@ describe('toolgate replay', () => {
     const c = testIO()
     expect(await main(['replay'], c.io)).toBe(2)
     expect(c.stderr.text()).toBe(
-      'toolgate replay: missing argument <log> (the session log (a .jsonl file written by demo or run)). See `toolgate replay --help`.\n',
+      'toolgate replay: missing argument <log> (the session log (a .jsonl file written by demo, run or chat)). See `toolgate replay --help`.\n',
     )
   })
 
@@ -110,7 +113,7 @@ describe('toolgate replay', () => {
       const argv = [
         'run',
         '--provider',
-        'openai',
+        'openai-chat',
         '--base-url',
         server.baseUrl,
         '--model',
@@ -125,20 +128,38 @@ describe('toolgate replay', () => {
     // The torn line was closed with a newline: the new session starts on a line of its own.
     const lines = readFileSync(log, 'utf8').split('\n')
     expect(lines[19]).toBe('{"seq":20,"type":"tool/call","callId":"demo_read_index","name":"re')
-    expect(JSON.parse(lines[20]!)).toMatchObject({
-      seq: 1,
-      type: 'tool/call',
-      callId: 'call_n',
-      name: 'read',
-    })
+    expect(JSON.parse(lines[20]!)).toMatchObject({ seq: 1 })
+    expect(lines.slice(20).map((l) => (l === '' ? undefined : JSON.parse(l)))).toContainEqual(
+      expect.objectContaining({ type: 'tool/call', callId: 'call_n', name: 'read' }),
+    )
 
     const r = testIO()
     expect(await main(['replay', log], r.io)).toBe(0)
     const out = r.stdout.text().replace(log, '<log>')
     // The first session's cards as before, then the new session's card.
     expect(out.startsWith(EXPECTED.slice(0, EXPECTED.indexOf('\nSummary')))).toBe(true)
-    expect(out).toMatch(
-      /\n✓ read notes\.txt · line 1 of 1 {2}\d+ms\n {2}│ 1 {2}milk\n\nSummary\n {2}calls {5}6: 6 ok\n/,
+    // ...then the new session: its header, the user's message, the card, who allowed it, the answer.
+    const tail = '  │ Oslo: 4°C, light rain\n'
+    const second = out.slice(out.indexOf(tail) + tail.length)
+    expect(
+      second.replace(/ {2}\d+(\.\d+)?m?s\n/, '  <t>\n').replace(/\n {2}time .*\n/, '\n  time      <t>\n'),
+    ).toBe(
+      [
+        `── toolgate 0.1.0 · openai-chat m · preset workspace-write · ${dir}`,
+        '› read my notes',
+        '▸ read Read notes.txt',
+        '✓ read notes.txt · line 1 of 1  <t>',
+        '  │ 1  milk',
+        "  · allowed by policy: the preset's defaults",
+        'It says milk.',
+        '',
+        'Summary',
+        '  calls     6: 6 ok',
+        '  time      <t>',
+        '  approvals 1 asked: 1 allowed-once',
+        '  events    28',
+        '',
+      ].join('\n'),
     )
     expect(r.stderr.text()).toBe(
       'toolgate replay: notice: line 20 is not valid JSON (a session cut off while writing leaves one such line); it was skipped.\n',

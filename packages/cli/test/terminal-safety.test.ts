@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { main } from '../src/index.js'
 import { renderResultCard } from '../src/render/cards.js'
 import { createStyle } from '../src/render/colors.js'
-import { jsonLine, terminalSafe, terminalSafeDeep } from '../src/render/terminal-text.js'
+import { jsonLine, terminalSafe, terminalSafeDeep, visible } from '../src/render/terminal-text.js'
 import { testIO } from './helpers.js'
 import { call, finish, modelServer, type ScriptedServer, text } from './model-server.js'
 
@@ -53,6 +53,30 @@ describe('terminalSafe', () => {
       }),
       { numRuns: 500 },
     )
+  })
+
+  test("property: the approval prompt's `visible` is at least as strict — nothing terminalSafe would change survives it, and nothing that does not show as itself", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => {
+        const shown = visible(s).text
+        expect(terminalSafe(shown)).toBe(shown)
+        expect(shown).not.toMatch(ACTIVE)
+        expect(shown).not.toMatch(/[\p{Cf}]|[^\S \n]/u)
+      }),
+      { numRuns: 500 },
+    )
+    // One classification, two forms: a control picture in a card, a name at the prompt.
+    expect(CLASSES.map(([, raw]) => visible(raw).text)).toEqual([
+      '⟨ESC⟩[2J⟨ESC⟩[3J⟨ESC⟩[H',
+      '⟨ESC⟩[1A⟨ESC⟩[2K',
+      '⟨ESC⟩]0;pwned⟨U+0007⟩',
+      '⟨ESC⟩]2;pwned⟨ESC⟩\\',
+      '⟨ESC⟩]52;c;cm0gLXJmIH4=⟨U+0007⟩',
+      '⟨U+009B⟩2J⟨U+009D⟩0;x⟨U+009C⟩',
+      'a⟨U+202E⟩evil⟨U+202C⟩⟨U+2066⟩b⟨U+2069⟩',
+      'safe⟨CR⟩EVIL',
+      'a⟨U+0008⟩b⟨U+0007⟩c⟨DEL⟩d',
+    ])
   })
 
   test('deep: strings inside objects and arrays (keys too); an untouched value keeps its identity', () => {
@@ -105,7 +129,17 @@ describe('live (`run`, real HTTP and real bash) and `replay` print the same safe
       ],
       [text('Done.'), finish('stop')],
     ])
-    const argv = ['run', '--provider', 'openai', '--base-url', server.baseUrl, '--model', 'm', '--root', root]
+    const argv = [
+      'run',
+      '--provider',
+      'openai-chat',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'm',
+      '--root',
+      root,
+    ]
     expect(await main([...argv, '--yes', '--log', log, 'show me'], live.io)).toBe(0)
   }, 60_000)
   afterAll(() => server.close())
@@ -178,7 +212,7 @@ describe('live (`run`, real HTTP and real bash) and `replay` print the same safe
       const argv = [
         'run',
         '--provider',
-        'openai',
+        'openai-chat',
         '--base-url',
         again.baseUrl,
         '--model',

@@ -10,8 +10,13 @@ import type {
 import { openaiChatCodec } from './codecs/openai-chat.js'
 import { openaiResponsesCodec } from './codecs/openai-responses.js'
 import type { ModelClient, ModelRequest, ModelStreamEvent, Provider } from './model.js'
-import { ProviderAbortedError, ProviderError, ProviderStreamError } from './transport/errors.js'
-import { type Connection, postJson } from './transport/http.js'
+import {
+  ProviderAbortedError,
+  ProviderError,
+  ProviderProtocolError,
+  ProviderStreamError,
+} from './transport/errors.js'
+import { type Connection, postJson, providerMessage } from './transport/http.js'
 import { OutputBudget } from './transport/output-budget.js'
 import { resolveTransport, type TransportOptions } from './transport/settings.js'
 import { readSseBatches } from './transport/sse.js'
@@ -99,6 +104,14 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
       try {
         const body = connection.response.body
         if (!body) throw new ProviderStreamError('the response has no body; the server does not stream.')
+        if (isJson(connection.response)) {
+          // A server (or a proxy in front of it) that ignores `stream: true` answers with one JSON
+          // body: no SSE parser would ever see an event. Say so instead of "the stream ended early".
+          const text = await readText(connection, limits.maxErrorBodyBytes)
+          throw new ProviderProtocolError(
+            `${options.provider} answered the streaming request at ${url} with JSON, not an event stream${jsonMessage(text)}. The server does not stream, or the base URL points at something else: check the base URL.`,
+          )
+        }
         const decoder = codec.createStreamDecoder(encoded.strictTools)
         const budget = new OutputBudget(limits.maxOutputChars)
         const batches = readSseBatches(body, connection.read, { maxEventChars: limits.maxEventChars })
@@ -147,17 +160,37 @@ export function createModelClient(options: ModelClientOptions): HttpModelClient 
   }
 }
 
-/** A whole (non-streamed) body under the connection's caps; every chunk of it is progress. */
-async function readText(connection: Connection): Promise<string> {
+/**
+ * A whole (non-streamed) body under the connection's caps; every chunk of it is progress. With
+ * `maxBytes`, reading stops there (the rest is never read: the caller only quotes the start).
+ */
+async function readText(connection: Connection, maxBytes = Number.POSITIVE_INFINITY): Promise<string> {
   const body = connection.response.body
   if (!body) return ''
   const reader = body.getReader()
   const decoder = new TextDecoder()
   let text = ''
+  let size = 0
   for (;;) {
     const { done, value } = await connection.read(reader)
     if (done) return text + decoder.decode()
     if (value.byteLength > 0) connection.progress()
+    size += value.byteLength
     text += decoder.decode(value, { stream: true })
+    if (size >= maxBytes) {
+      reader.cancel().catch(() => {})
+      return text + decoder.decode()
+    }
   }
+}
+
+function isJson(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? ''
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(type.trim())
+}
+
+/** ": <the provider's message>" when the JSON is an error object, else the start of the body. */
+function jsonMessage(text: string): string {
+  const message = providerMessage(text)
+  return message === '' ? '' : ` (${message.length > 200 ? `${message.slice(0, 199)}…` : message})`
 }

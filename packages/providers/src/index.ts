@@ -69,11 +69,12 @@ export {
   ProviderHttpError,
   ProviderLimitError,
   ProviderNetworkError,
+  ProviderProtocolError,
   ProviderStreamError,
   ProviderTimeoutError,
   type ResponseLimit,
   type TimeoutPhase,
 } from './transport/errors.js'
-export { type Connection, postJson, type RetryInfo, retryAfterMs } from './transport/http.js'
+export { type Connection, postJson, providerMessage, type RetryInfo, retryAfterMs } from './transport/http.js'
 export { resolveTransport, TRANSPORT_DEFAULTS, type TransportOptions } from './transport/settings.js'
 export { parseSseText, readSse, readSseBatches, type SseMessage } from './transport/sse.js'

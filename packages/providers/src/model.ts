@@ -13,13 +13,26 @@ export interface ModelRequest {
   readonly maxTokens?: number
   readonly toolChoice?: 'auto' | 'none' | 'required' | { readonly name: string }
   readonly temperature?: number
+  /**
+   * Prompt caching (seed 003 §3.5). Anthropic: `cache_control` breakpoints on the last tool, the
+   * system prompt and the last message (the moving end of the conversation). OpenAI wires:
+   * `prompt_cache_key` when `key` is given (route requests of one session to the same cache).
+   * Absent: no caching fields are sent.
+   */
+  readonly cache?: { readonly key?: string }
 }
 
 export interface Usage {
+  /** Input tokens as the provider bills them (Anthropic: the uncached part only). */
   readonly inputTokens?: number
   readonly outputTokens?: number
   readonly cacheReadTokens?: number
   readonly cacheWriteTokens?: number
+  /**
+   * Every input token of the request, cached or not: how full the context window is. Anthropic:
+   * input + cache read + cache write; OpenAI wires: prompt / input tokens (they include cached ones).
+   */
+  readonly promptTokens?: number
 }
 
 export type ModelStreamEvent =

@@ -211,7 +211,7 @@ describe('non-streamed responses', () => {
       },
       stopReason: 'tool_use',
       rawStopReason: 'tool_use',
-      usage: { inputTokens: 1, outputTokens: 2 },
+      usage: { inputTokens: 1, outputTokens: 2, promptTokens: 1 },
     })
     expect(
       openaiChatCodec.decodeResponse({

@@ -29,7 +29,7 @@ async function start(provider: Provider, handlers: Handler[], extra: TransportOp
   server = await loopback(handlers)
   return createModelClient({
     provider,
-    baseUrl: server.baseUrl,
+    baseUrl: provider === 'anthropic' ? server.origin : server.baseUrl,
     apiKey: 'test-key',
     model: 'test-model',
     retries: 0,

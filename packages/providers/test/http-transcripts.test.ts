@@ -27,7 +27,7 @@ async function start(
   server = await loopback(handlers)
   return createModelClient({
     provider,
-    baseUrl: server.baseUrl,
+    baseUrl: provider === 'anthropic' ? server.origin : server.baseUrl,
     apiKey: 'test-key',
     model: 'test-model',
     retries: 2,
@@ -85,7 +85,7 @@ describe('parallel tool calls', () => {
         type: 'finish',
         stopReason: 'tool_use',
         rawStopReason: 'tool_use',
-        usage: { inputTokens: 120, outputTokens: 42 },
+        usage: { inputTokens: 120, outputTokens: 42, promptTokens: 120 },
       },
     ])
     const req = server!.requests[0]!
@@ -108,7 +108,7 @@ describe('parallel tool calls', () => {
       },
       stopReason: 'tool_use',
       rawStopReason: 'tool_calls',
-      usage: { inputTokens: 50, outputTokens: 20, cacheReadTokens: 10 },
+      usage: { inputTokens: 50, outputTokens: 20, cacheReadTokens: 10, promptTokens: 50 },
       decision: { kind: 'run-tools' },
       strictCalls: new Set(),
     })
@@ -177,7 +177,7 @@ describe('parallel tool calls', () => {
       type: 'finish',
       stopReason: 'tool_use',
       rawStopReason: 'completed',
-      usage: { inputTokens: 70, outputTokens: 30 },
+      usage: { inputTokens: 70, outputTokens: 30, promptTokens: 70 },
     })
   })
 })

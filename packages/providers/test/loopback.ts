@@ -5,7 +5,10 @@ import type { AddressInfo } from 'node:net'
 export type Handler = (req: IncomingMessage, res: ServerResponse, body: unknown) => void | Promise<void>
 
 export interface Loopback {
+  /** The OpenAI-style base (`<origin>/v1`). */
   readonly baseUrl: string
+  /** The host root (Anthropic's base URL form: requests go to `<origin>/v1/messages`). */
+  readonly origin: string
   readonly requests: { url: string; headers: IncomingMessage['headers']; body: unknown }[]
   /** Resolves when the client closes the connection of request n (0-based). */
   closed(n: number): Promise<void>
@@ -44,6 +47,7 @@ export async function loopback(handlers: Handler[]): Promise<Loopback> {
   const { port } = server.address() as AddressInfo
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
+    origin: `http://127.0.0.1:${port}`,
     requests,
     closed: (n) => gate(n).promise,
     close: () =>

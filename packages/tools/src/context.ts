@@ -150,10 +150,14 @@ function sandboxPolicy(
 ): SandboxPolicy | undefined {
   if (option === false) return undefined
   const base = typeof option === 'string' ? { mode: option } : option
-  // The policy object is read per call (see bash), so the session directory only exists when used.
+  // The policy object is read per call (see bash), so the session directory only exists when used,
+  // and a caller that changes `mode` on its object (the CLI's /preset) changes the next call's profile.
   return {
     ...base,
     root,
+    get mode() {
+      return base.mode
+    },
     ...(options.environment === undefined ? {} : { environment: options.environment }),
     ...(options.gitConfig === undefined ? {} : { gitConfig: options.gitConfig }),
     get tmpDir() {

@@ -6,6 +6,7 @@
 import {
   batchContexts,
   type JsonValue,
+  type ParentToken,
   type Runtime,
   renderJobNotices,
   type ToolCall,
@@ -17,6 +18,8 @@ import {
   type ModelClient,
   type ModelRequest,
   normalizeArgs,
+  ProviderError,
+  ProviderTimeoutError,
   stopDecision,
   type ToolCallPart,
   type ToolResultMessage,
@@ -26,12 +29,19 @@ import {
 import { type ResultBudgetOptions, resultBudget } from '../budget/result-budget.js'
 import { createCards } from '../cards.js'
 import type { DeferredTools } from '../context/deferred-tools.js'
+import {
+  actionPayload,
+  ContextManager,
+  type ContextOptions,
+  DEFAULT_OUTPUT_RESERVE,
+} from '../context/pressure.js'
 import { ReminderQueue, renderReminders } from '../context/reminders.js'
 import type { SessionTap } from '../context/session-tap.js'
-import type { AgentEvent, AgentResult, DoneReason } from '../events.js'
+import type { AgentEvent, AgentResult, DoneReason, RunFailure } from '../events.js'
 import { TurnAssembler } from './assemble.js'
 import { createChannel } from './channel.js'
 import { emptyArgsHint, needsEmptyArgsHint, requiredFields } from './empty-args.js'
+import { type ProgressOptions, ProgressWatch } from './progress.js'
 import { TurnExecutor } from './turn-executor.js'
 
 export interface RunAgentOptions {
@@ -45,6 +55,11 @@ export interface RunAgentOptions {
   readonly tools?: readonly ToolSchema[]
   /** The agent scope the calls run in (restrictions, scoped listeners, job owner). */
   readonly agent?: string
+  /**
+   * The calls are sub-calls of this running call (a sub-agent inside the `task` tool): they carry
+   * the parent token, so the session log shows them as its children.
+   */
+  readonly parent?: ParentToken
   readonly signal?: AbortSignal
   /** Model requests per run. Default 50. */
   readonly maxTurns?: number
@@ -70,6 +85,22 @@ export interface RunAgentOptions {
   readonly sessionTap?: SessionTap
   /** Passed through to every request. */
   readonly request?: Pick<ModelRequest, 'maxTokens' | 'temperature' | 'toolChoice'>
+  /**
+   * Context management (seed 003 §4.3 ①): the model's window; old results are elided and older
+   * turns compacted so no request exceeds it. Absent: the history grows unmanaged.
+   */
+  readonly context?: ContextOptions
+  /** Loop and no-progress detection (seed 003 §4.4); `false` turns both off. Default on. */
+  readonly progress?: ProgressOptions | false
+  /** Prompt caching on every request (see ModelRequest.cache). */
+  readonly promptCache?: ModelRequest['cache']
+  /**
+   * Log the conversation to the session: `agent/message` for every message the run appends (a tool
+   * result's content only when it differs from its `tool/result` event), `agent/usage` per request,
+   * `agent/context` for elisions and compactions — enough to rebuild the exact history
+   * (`rebuildHistory`). Default false.
+   */
+  readonly transcript?: boolean
   /**
    * Called before each request, between turns (e.g. an MCP manager's sync(), so tool lists change
    * at a turn boundary and never mid-request).
@@ -119,10 +150,15 @@ async function drive(
   const { runtime, model, agent } = o
   const history: Message[] = [...o.messages]
   const appended: Message[] = []
-  const append = (m: Message) => {
+  /** `sameAsResult`: a tool message whose content is its tool/result event's (not logged twice). */
+  const append = (m: Message, sameAsResult = false) => {
     history.push(m)
     appended.push(m)
+    if (o.transcript === true) safeAppend(runtime, 'agent/message', transcriptPayload(m, sameAsResult))
   }
+  const contextManager = o.context ? new ContextManager(o.context) : undefined
+  const progress = o.progress === false ? undefined : new ProgressWatch(o.progress)
+  const maxOutput = o.request?.maxTokens ?? DEFAULT_OUTPUT_RESERVE
   const maxTurns = o.maxTurns ?? 50
   const maxHints = o.maxEmptyArgRetries ?? 2
   const maxTruncated = o.maxTruncatedRetries ?? 2
@@ -131,6 +167,8 @@ async function drive(
   let turn = 0
   let inputTokens = 0
   let outputTokens = 0
+  let cacheReadTokens = 0
+  let promptTokens = 0
   let lastTurnTokens: number | undefined
   let hintsGiven = 0
   let truncatedStreak = 0
@@ -175,12 +213,22 @@ async function drive(
     for (; i < events.length; i++) onSessionEvent(events[i]!)
   }
 
-  const done = (reason: DoneReason, message?: string): AgentResult => {
-    const usage = { inputTokens, outputTokens }
-    emit({ type: 'done', reason, ...(message === undefined ? {} : { message }), turns: turn, usage })
+  let emptyArgsStop = false
+  const done = (reason: DoneReason, message?: string, failure?: RunFailure): AgentResult => {
+    const usage = {
+      inputTokens,
+      outputTokens,
+      ...(promptTokens > 0 ? { promptTokens } : {}),
+      ...(cacheReadTokens > 0 ? { cacheReadTokens } : {}),
+    }
+    const extra = {
+      ...(message === undefined ? {} : { message }),
+      ...(failure === undefined ? {} : { failure }),
+    }
+    emit({ type: 'done', reason, ...extra, turns: turn, usage })
     return {
       reason,
-      ...(message === undefined ? {} : { message }),
+      ...extra,
       messages: history,
       appended,
       turns: turn,
@@ -239,13 +287,47 @@ async function drive(
         safeAppend(runtime, 'agent/before-turn-error', { error: describe(error) })
       }
       let tools = o.tools ?? runtime.schemas(agent)
+      if (o.deferredTools) tools = o.deferredTools.plan(tools).tools
+      const byName = new Map(tools.map((t) => [t.name, t] as const)) // one lookup per call, not a scan
+      const schemaOf = (name: string) => byName.get(name)
+
+      // Context pressure: elide old results, then compact, so the request fits the window.
+      if (contextManager) {
+        const pressure = {
+          history,
+          system: o.system,
+          tools,
+          maxOutput,
+          model,
+          signal,
+          ...(o.promptCache ? { cache: o.promptCache } : {}),
+        }
+        let actions: Awaited<ReturnType<ContextManager['relieve']>>
+        try {
+          actions = await contextManager.relieve(pressure)
+        } catch (error) {
+          if (signal.aborted)
+            return done('aborted', 'the run was aborted while the context was being compacted')
+          throw error
+        }
+        for (const action of actions) {
+          safeAppend(runtime, `agent/${action.kind}`, actionPayload(turn, action))
+          emit({ type: 'context', turn, action: action.kind, before: action.before, after: action.after })
+        }
+        const usable = contextManager.usable(maxOutput)
+        const size = contextManager.estimate(pressure)
+        if (size > usable)
+          return done(
+            'context_overflow',
+            `stopped before request ${turn}: it would hold about ${size} tokens and the context window leaves ${usable} for input (window ${o.context!.window}, ${maxOutput} reserved for the reply), even after eliding every tool result and compacting`,
+          )
+      }
+      // After the context is relieved: a compaction that summarized earlier notes makes announce()
+      // list every deferred tool again, in full, in this very request (seed 003 §10.7).
       if (o.deferredTools) {
-        tools = o.deferredTools.plan(tools).tools
         const note = o.deferredTools.announce(history)
         if (note) append(note)
       }
-      const byName = new Map(tools.map((t) => [t.name, t] as const)) // one lookup per call, not a scan
-      const schemaOf = (name: string) => byName.get(name)
       const executor = new TurnExecutor({
         runtime,
         signal,
@@ -274,7 +356,7 @@ async function drive(
         const ready = assembler.readyCalls(!all)
         for (; handed < ready.length; handed++) {
           const { part, strict } = ready[handed]!
-          executor.add(toCall(part, strict, schemaOf(part.name), agent))
+          executor.add(toCall(part, strict, schemaOf(part.name), agent, o.parent))
         }
       }
 
@@ -282,7 +364,9 @@ async function drive(
         messages: o.system === undefined ? [...history] : [{ role: 'system', content: o.system }, ...history],
         tools,
         ...o.request,
+        ...(o.promptCache ? { cache: o.promptCache } : {}),
       }
+      const requestLength = history.length
       let streamError: unknown
       try {
         for await (const event of model.stream(request, signal)) {
@@ -313,20 +397,24 @@ async function drive(
       // message and are never run.
       handOver(true)
 
-      const appendResults = (results: readonly ToolResult[]) => {
+      const appendResults = (results: readonly ToolResult[], pipeline = true) => {
         for (const [i, r] of results.entries()) {
           const part = calls[i]!
           let content = r.content
-          if (hintsGiven < maxHints && needsEmptyArgsHint(part.arguments, r, schemaOf(part.name))) {
-            hintsGiven++
-            content = [{ type: 'text', text: emptyArgsHint(part.name, requiredFields(schemaOf(part.name))) }]
-            safeAppend(runtime, 'agent/empty-args-hint', {
-              callId: part.callId,
-              name: part.name,
-              attempt: hintsGiven,
-            })
+          if (needsEmptyArgsHint(part.arguments, r, schemaOf(part.name))) {
+            if (hintsGiven < maxHints) {
+              hintsGiven++
+              content = [
+                { type: 'text', text: emptyArgsHint(part.name, requiredFields(schemaOf(part.name))) },
+              ]
+              safeAppend(runtime, 'agent/empty-args-hint', {
+                callId: part.callId,
+                name: part.name,
+                attempt: hintsGiven,
+              })
+            } else emptyArgsStop = true // past the cap: the run stops after this turn (seed 003 §4.5 F1)
           }
-          append(resultMessage(part, content, r.isError))
+          append(resultMessage(part, content, r.isError), pipeline && content === r.content)
         }
         for (const m of batchContexts(results)) append({ role: 'user', content: m.content })
         pollSession()
@@ -341,9 +429,17 @@ async function drive(
           stopReason: aborted ? 'aborted' : 'stream_error',
           rawStopReason: null,
         })
+        // Attribution (seed 003 §4.4): an explicit timeout > the abort signal > a generic error; by
+        // the error's class, never its text.
+        if (streamError instanceof ProviderTimeoutError)
+          return done(
+            'timeout',
+            `the model did not answer in time: ${streamError.message}`,
+            failureOf(streamError),
+          )
         return aborted
           ? done('aborted', 'the run was aborted; every started call was answered')
-          : done('error', `the model request failed: ${describe(streamError)}`)
+          : done('error', `the model request failed: ${describe(streamError)}`, failureOf(streamError))
       }
 
       const finish = assembler.finish!
@@ -351,7 +447,14 @@ async function drive(
       const turnTokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
       inputTokens += usage?.inputTokens ?? 0
       outputTokens += usage?.outputTokens ?? 0
+      cacheReadTokens += usage?.cacheReadTokens ?? 0
       lastTurnTokens = usage ? turnTokens : undefined
+      const prompt = usage?.promptTokens ?? usage?.inputTokens
+      promptTokens += prompt ?? 0
+      // The request held history[0..requestLength); its reply is the message appended after it.
+      if (contextManager && prompt !== undefined && message.parts.length > 0)
+        contextManager.observe(requestLength + 1, prompt, usage?.outputTokens ?? 0)
+      if (o.transcript === true && usage) safeAppend(runtime, 'agent/usage', { turn, ...usageJson(usage) })
       const turnEnd = () =>
         emit({
           type: 'turn-end',
@@ -370,6 +473,15 @@ async function drive(
           const results = await executor.finish()
           appendResults(results)
           turnEnd()
+          // Explicit detections first (seed 003 §4.4 priority), then the abort signal.
+          if (emptyArgsStop)
+            return done(
+              'empty_arguments',
+              `stopped: the model sent a call with empty arguments again after ${maxHints} hints (empty-arguments cap)`,
+            )
+          const verdict = progress?.observe(calls, results)
+          if (verdict?.kind === 'stop') return done(verdict.reason, verdict.message)
+          for (const r of verdict?.reminders ?? []) reminders.push(r)
           if (signal.aborted) return done('aborted', 'the run was aborted; every started call was answered')
           if (results.some((r) => r.concludesTurn === true && !r.isError)) {
             return done('completed', 'a tool concluded the turn')
@@ -400,7 +512,7 @@ async function drive(
             return r
           })
           if (notRun.length > 0) safeAppend(runtime, 'agent/truncated-calls', { callIds: notRun })
-          appendResults(results)
+          appendResults(results, notRun.length === 0)
           turnEnd()
           truncatedStreak++
           if (truncatedStreak > maxTruncated) {
@@ -418,7 +530,10 @@ async function drive(
         case 'error':
           appendResults(await executor.cancel(new Error(decision.message)))
           turnEnd()
-          return done('error', decision.message)
+          return done('error', decision.message, {
+            source: 'stop-reason',
+            rawStopReason: finish.rawStopReason,
+          })
         default: {
           const never: never = decision
           return done('error', `unknown stop decision ${JSON.stringify(never)}`)
@@ -426,7 +541,7 @@ async function drive(
       }
     }
   } catch (error) {
-    return done('error', `the agent loop failed: ${describe(error)}`)
+    return done('error', `the agent loop failed: ${describe(error)}`, { source: 'exception' })
   } finally {
     subscription?.dispose()
     budget?.dispose()
@@ -439,6 +554,7 @@ function toCall(
   strict: boolean,
   schema: ToolSchema | undefined,
   agent: string | undefined,
+  parent: ParentToken | undefined,
 ): ToolCall {
   let args: string | JsonValue = part.arguments
   if (strict && schema) {
@@ -448,7 +564,13 @@ function toCall(
       // Malformed JSON stays raw: the runtime reports INVALID_ARGS with the parse error.
     }
   }
-  return { callId: part.callId, name: part.name, arguments: args, ...(agent === undefined ? {} : { agent }) }
+  return {
+    callId: part.callId,
+    name: part.name,
+    arguments: args,
+    ...(agent === undefined ? {} : { agent }),
+    ...(parent === undefined ? {} : { parent }),
+  }
 }
 
 function resultMessage(
@@ -486,6 +608,32 @@ function safeAppend(runtime: Runtime, type: string, payload: { readonly [k: stri
   } catch {
     // The log is telemetry here; it never changes the run.
   }
+}
+
+/** A message as an `agent/message` payload; a tool result's content only when it is not its tool/result's. */
+function transcriptPayload(m: Message, sameAsResult: boolean): { readonly [k: string]: JsonValue } {
+  if (m.role === 'tool' && sameAsResult)
+    return {
+      message: { role: 'tool', callId: m.callId, name: m.name, isError: m.isError },
+      content: 'tool/result',
+    }
+  return { message: m as unknown as JsonValue }
+}
+
+function usageJson(usage: Usage): { readonly [k: string]: JsonValue } {
+  const out: Record<string, number> = {}
+  for (const [k, v] of Object.entries(usage)) if (typeof v === 'number') out[k] = v
+  return { usage: out }
+}
+
+function failureOf(error: unknown): RunFailure {
+  return error instanceof ProviderError
+    ? {
+        source: 'provider',
+        kind: error.kind,
+        ...(error.status === undefined ? {} : { status: error.status }),
+      }
+    : { source: 'exception' }
 }
 
 function describe(error: unknown): string {

@@ -7,11 +7,11 @@
 // (a carriage return, an escape sequence or 150 spaces must not hide `| sh`), never cut short
 // without saying so, and every reason the policy gave.
 import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
-import type { InStream } from '../io.js'
 import type { Style } from '../render/colors.js'
 import type { Screen } from '../render/progress.js'
+import { visible } from '../render/terminal-text.js'
 
-type PromptAnswer = 'once' | 'session' | 'reject' | 'cancel'
+export type PromptAnswer = 'once' | 'session' | 'reject' | 'cancel'
 
 interface AskInfo {
   /** One line naming the call (its card detail), e.g. "bash $ pnpm lint". */
@@ -24,8 +24,19 @@ interface AskInfo {
   readonly offerSession: boolean
 }
 
+/** What the prompt needs of stdin: raw keys, flowing or paused. */
+interface KeyInput {
+  readonly isRaw?: boolean
+  readonly readableFlowing?: boolean | null
+  setRawMode?(raw: boolean): unknown
+  resume(): unknown
+  pause(): unknown
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown
+  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown
+}
+
 export interface TerminalAnswererOptions {
-  readonly stdin: InStream
+  readonly stdin: KeyInput
   readonly screen: Screen
   readonly style: Style
   describe(request: ApprovalRequest): AskInfo
@@ -33,6 +44,8 @@ export interface TerminalAnswererOptions {
   grantSession?(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
   /** Ctrl-C at the prompt: interrupt the whole run. */
   onInterrupt?(): void
+  /** Told how each prompt was answered (the session log records who approved what). */
+  onAnswer?(request: ApprovalRequest, answer: PromptAnswer): void
 }
 
 export function terminalAnswerer(options: TerminalAnswererOptions): ApprovalAnswerer {
@@ -94,22 +107,25 @@ export function terminalAnswerer(options: TerminalAnswererOptions): ApprovalAnsw
     }
     screen.print(`${said}\n`)
     screen.resume()
+    options.onAnswer?.(request, answer)
     if (answer === 'cancel' && !request.signal.aborted) options.onInterrupt?.()
     return outcome
   }
 }
 
 /** Wait for one decisive key in raw mode; the terminal is restored on every path. */
-function readKey(stdin: InStream, signal: AbortSignal, offerSession: boolean): Promise<PromptAnswer> {
+function readKey(stdin: KeyInput, signal: AbortSignal, offerSession: boolean): Promise<PromptAnswer> {
   return new Promise((resolve) => {
-    const wasRaw = (stdin as { isRaw?: boolean }).isRaw === true
+    const wasRaw = stdin.isRaw === true
+    // The interactive session keeps stdin flowing during a turn (Ctrl-C cancels it): leave it so.
+    const wasFlowing = stdin.readableFlowing === true
     stdin.setRawMode?.(true)
     stdin.resume()
     const done = (answer: PromptAnswer) => {
       stdin.off('data', onData)
       signal.removeEventListener('abort', onAbort)
       stdin.setRawMode?.(wasRaw)
-      stdin.pause()
+      if (!wasFlowing) stdin.pause()
       resolve(answer)
     }
     const onAbort = () => done('cancel')
@@ -144,52 +160,6 @@ export function keyAnswer(ch: string, offerSession: boolean): PromptAnswer | und
     default:
       return undefined
   }
-}
-
-/** At most this many characters of a command are shown; the rest is counted, never dropped silently. */
-export const MAX_SHOWN = 8000
-
-// Characters that do not show as themselves: C0 and C1 controls (a CR returns to the line start,
-// ESC starts terminal sequences), DEL, format characters (bidirectional overrides such as U+202E,
-// zero-width ones), line and paragraph separators, and blanks other than the space.
-const INVISIBLE = /[\p{Cc}\p{Cf}\u2028\u2029]|[^\S \n]/u
-const NAMES: Readonly<Record<string, string>> = {
-  '\r': 'CR',
-  '\t': 'TAB',
-  '\x1b': 'ESC',
-  '\x00': 'NUL',
-  '\x7f': 'DEL',
-}
-
-/**
- * Text as a person must see it at an approval prompt: every character that does not show as itself
- * is named (`⟨CR⟩`, `⟨ESC⟩`, `⟨U+202E⟩`), runs of 8 or more spaces and trailing spaces are counted
- * (`⟨150 spaces⟩`), newlines are kept as line breaks. Longer than MAX_SHOWN: the rest is counted.
- */
-export function visible(text: string, style?: Style): { readonly text: string; readonly omitted: number } {
-  const mark = (s: string) => (style === undefined ? `⟨${s}⟩` : style.yellow(`⟨${s}⟩`))
-  const chars = [...text]
-  const omitted = Math.max(0, chars.length - MAX_SHOWN)
-  let out = ''
-  for (let i = 0; i < Math.min(chars.length, MAX_SHOWN); i++) {
-    const c = chars[i]!
-    if (c === ' ') {
-      let j = i
-      while (j < chars.length && j < MAX_SHOWN && chars[j] === ' ') j++
-      const run = j - i
-      const trailing = j >= chars.length || chars[j] === '\n'
-      out += run >= 8 || (trailing && run > 0) ? mark(`${run} space${run === 1 ? '' : 's'}`) : ' '.repeat(run)
-      i = j - 1
-      continue
-    }
-    if (c !== '\n' && INVISIBLE.test(c)) {
-      const code = c.codePointAt(0)!
-      out += mark(NAMES[c] ?? `U+${code.toString(16).toUpperCase().padStart(4, '0')}`)
-      continue
-    }
-    out += c
-  }
-  return { text: out, omitted }
 }
 
 function assertNever(value: never): never {

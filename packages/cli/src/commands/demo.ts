@@ -1,45 +1,12 @@
 // `toolgate demo`: the seed 000 walkthrough end to end, on a scripted model (no network, no
 // endpoint), in a fresh temporary workspace. Exit 0 when the run completes.
 import { scriptedModel } from '@toolgate/providers'
-import type { CommandSpec, ParsedArgs } from '../args.js'
+import type { ParsedArgs } from '../args.js'
 import { DEMO_TASK, demoTurns, LINT_CALL_ID } from '../demo/script.js'
 import { createDemoWorkspace } from '../demo/workspace.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { drive } from './drive.js'
-
-export const demoSpec: CommandSpec = {
-  name: 'demo',
-  summary: 'run the scripted walkthrough (no model endpoint needed) in a throwaway workspace',
-  positionals: [],
-  options: [
-    { name: 'json', kind: 'flag', description: 'Print one JSON event per line on stdout instead of cards.' },
-    {
-      name: 'yes',
-      short: 'y',
-      kind: 'flag',
-      description:
-        'Answer approval prompts automatically even on a terminal (demo policy: only the scripted lint command is approved).',
-    },
-    {
-      name: 'dir',
-      kind: 'string',
-      value: '<path>',
-      description: 'Create the temporary workspace under this directory (default: the OS temp dir).',
-    },
-    {
-      name: 'no-code',
-      kind: 'flag',
-      description: 'Leave out the run_code turn even when Code Mode is available.',
-    },
-  ],
-  epilog: [
-    'The demo reads package.json, edits the README (diff card), runs the linter (asks for approval),',
-    'reads sources in parallel, tries to write .git/hooks/pre-commit (refused by policy) and answers.',
-    'On a terminal you answer the approval prompt: y = allow once, a = allow for this session, n = reject.',
-    'Elsewhere the demo policy decides and says so: only the scripted lint command is auto-approved.',
-  ].join('\n'),
-}
 
 export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
   const o = parsed.options
@@ -58,6 +25,7 @@ export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
     // The script's run_code turn is only played when Code Mode is really registered.
     model: (session) =>
       scriptedModel(demoTurns({ codeMode: session.codeMode }), { model: 'toolgate-demo-script' }),
+    provider: 'scripted',
     root: ws.root,
     preset: 'workspace-write',
     approvalPolicy: 'on-request',
@@ -76,6 +44,7 @@ export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
       request.callId === LINT_CALL_ID
         ? {
             outcome: 'allowed-once',
+            by: 'demo policy',
             line:
               o.yes === true
                 ? 'auto-approved (--yes; demo policy: the scripted lint command runs in the throwaway workspace)'
@@ -83,10 +52,18 @@ export async function demoCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
           }
         : {
             outcome: 'rejected',
+            by: 'demo policy',
             line: 'auto-rejected (demo policy: only the scripted lint command is approved)',
           },
     banner: (style, session) =>
-      `${style.bold('toolgate demo')} ${style.dim('— scripted model, no network')}\n${style.dim('workspace')} ${ws.root}\n${style.dim('sandbox')}   ${session.sandbox}\n${style.dim('task')}      ${DEMO_TASK}\n\n`,
+      [
+        `${style.bold('toolgate demo')} ${style.dim('— scripted model, no network')}`,
+        `${style.dim('workspace')} ${ws.root}`,
+        `${style.dim('sandbox')}   ${session.sandbox}`,
+        `${style.dim('task')}      ${DEMO_TASK}`,
+        '',
+        '',
+      ].join('\n'),
     summaryExtra: (_stats, peak) => [
       ['parallel', `at most ${peak} tool ${peak === 1 ? 'body' : 'bodies'} ran at once`],
       ['workspace', ws.root],

@@ -5,50 +5,11 @@ import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { createRuntime } from '@toolgate/core'
 import { fileTrustStore, loadMcpConfig, McpManager } from '@toolgate/mcp'
-import type { CommandSpec, ParsedArgs } from '../args.js'
+import type { ParsedArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { mcpServeCommand } from './mcp-serve.js'
 import { describeServer } from './mcp-session.js'
-
-export const mcpSpec: CommandSpec = {
-  name: 'mcp',
-  summary: 'list the configured MCP servers, approve a project server, or serve the built-in tools over MCP',
-  positionals: [
-    { name: 'action', description: 'list | approve | serve', required: true },
-    { name: 'server', description: 'the server to approve', required: false },
-  ],
-  options: [
-    {
-      name: 'root',
-      kind: 'string',
-      value: '<dir>',
-      description:
-        'Workspace root with .mcp.json / .toolgate/settings.json (default: the current directory).',
-    },
-    { name: 'json', kind: 'flag', description: 'list: print the report as JSON.' },
-    {
-      name: 'preset',
-      kind: 'string',
-      value: '<preset>',
-      choices: ['read-only', 'workspace-write', 'danger-full-access'],
-      description: 'serve: what a client may do without an approval (default workspace-write).',
-    },
-    {
-      name: 'log',
-      kind: 'string',
-      value: '<path>',
-      description: 'serve: session log file (JSONL; default: a new file in the temp dir).',
-    },
-  ],
-  epilog: [
-    'list starts every approved server, waits until each is connected or failed, prints its state, tool count',
-    'and the bytes of its tool declarations, then stops them. Project servers start only once approved.',
-    'serve speaks MCP on stdin/stdout: the built-in tools with policy, sandbox and session log; an ask becomes',
-    "an elicitation request to the client (a client without elicitation gets a denial). Register it in a client's",
-    'config as { "command": "toolgate", "args": ["mcp", "serve", "--root", "/path/to/workspace"] }.',
-  ].join('\n'),
-}
 
 export async function mcpCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
   const root = resolve(io.cwd, typeof parsed.options.root === 'string' ? parsed.options.root : '.')

@@ -1,8 +1,7 @@
 // `toolgate run "<task>"`: the agent against a real model with the built-in tools, policy,
 // approvals and a session log.
-import { mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { statSync } from 'node:fs'
+import { basename, resolve } from 'node:path'
 import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent'
 import type { JsonValue } from '@toolgate/core'
 import { registerSecretEnv } from '@toolgate/policy'
@@ -10,113 +9,16 @@ import {
   createModelClient,
   type ModelClient,
   type ModelClientOptions,
-  type Provider,
   type SchemaFallback,
 } from '@toolgate/providers'
-import type { CommandSpec, ParsedArgs } from '../args.js'
+import type { ParsedArgs } from '../args.js'
+import { API_KEY_VARIABLES, type Endpoint, resolveEndpoint } from '../endpoint.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
+import { banner } from '../render/banner.js'
+import { defaultLogPath, latestLog } from '../session/log-file.js'
 import type { ApprovalMode, Preset } from '../wiring.js'
-import { drive } from './drive.js'
-
-const PROVIDERS = ['openai', 'anthropic', 'openai-responses'] as const
-type ProviderFlag = (typeof PROVIDERS)[number]
-const WIRE = {
-  openai: 'openai-chat',
-  anthropic: 'anthropic',
-  'openai-responses': 'openai-responses',
-} as const satisfies Record<ProviderFlag, Provider>
-
-export const runSpec: CommandSpec = {
-  name: 'run',
-  summary: 'run a task with an agent against a real model',
-  positionals: [{ name: 'task', description: 'what the agent should do (quote it)', required: true }],
-  options: [
-    {
-      name: 'provider',
-      short: 'p',
-      kind: 'string',
-      value: '<name>',
-      choices: PROVIDERS,
-      description: 'Wire format (env TOOLGATE_PROVIDER).',
-    },
-    {
-      name: 'base-url',
-      kind: 'string',
-      value: '<url>',
-      description: 'API base URL, e.g. http://127.0.0.1:8080/v1 (env TOOLGATE_BASE_URL).',
-    },
-    {
-      name: 'model',
-      short: 'm',
-      kind: 'string',
-      value: '<id>',
-      description: 'Model id (env TOOLGATE_MODEL).',
-    },
-    {
-      name: 'root',
-      kind: 'string',
-      value: '<dir>',
-      description: 'Workspace root the tools work in (default: the current directory).',
-    },
-    {
-      name: 'preset',
-      kind: 'string',
-      value: '<preset>',
-      choices: ['read-only', 'workspace-write', 'danger-full-access'],
-      description: 'What the agent may do without asking (default workspace-write).',
-    },
-    {
-      name: 'approval',
-      kind: 'string',
-      value: '<policy>',
-      choices: ['on-request', 'never'],
-      description: 'on-request: ask a person; never: every ask is denied (default on-request).',
-    },
-    {
-      name: 'yes',
-      short: 'y',
-      kind: 'flag',
-      description: 'Approve everything policy asks about (protected paths stay denied).',
-    },
-    {
-      name: 'max-turns',
-      kind: 'int',
-      value: '<n>',
-      min: 1,
-      description: 'Stop after this many model requests (default 30).',
-    },
-    {
-      name: 'context-window',
-      kind: 'int',
-      value: '<tokens>',
-      min: 1000,
-      description:
-        "The model's context window; MCP tools are deferred behind tool_search once their declarations would take 10% of it (default: known for claude-*, gpt-4.1, gpt-4o, gpt-5, o3, o4-mini; else 32768).",
-    },
-    {
-      name: 'tool-search',
-      kind: 'string',
-      value: '<mode>',
-      choices: ['emulated', 'native'],
-      description:
-        "How deferred MCP tools are found: emulated (toolgate's tool_search, every wire; default) or native (Anthropic's tool search tool; --provider anthropic only).",
-    },
-    { name: 'json', kind: 'flag', description: 'Print one JSON event per line on stdout instead of cards.' },
-    {
-      name: 'log',
-      kind: 'string',
-      value: '<path>',
-      description: 'Session log file (JSONL; default: a new file in the temp dir).',
-    },
-  ],
-  epilog: [
-    'Keys: TOOLGATE_API_KEY, else OPENAI_API_KEY (openai, openai-responses) or ANTHROPIC_API_KEY (anthropic).',
-    'A local OpenAI-compatible server needs no key:',
-    '  toolgate run --provider openai --base-url http://127.0.0.1:8080/v1 --model qwen2.5-coder "list the TODOs"',
-    'Without a terminal (or with --json) asks are denied unless --yes is given.',
-  ].join('\n'),
-}
+import { drive, type SessionOptions } from './drive.js'
 
 const SYSTEM_PROMPT = (root: string) =>
   [
@@ -127,133 +29,148 @@ const SYSTEM_PROMPT = (root: string) =>
     'you did and what is left.',
   ].join(' ')
 
-/** The environment variables that hold provider keys (read by `resolveEndpoint`). */
-const API_KEY_VARIABLES = ['TOOLGATE_API_KEY', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY'] as const
+/**
+ * Prompt caching: Anthropic breakpoints always (the cache is the provider's); OpenAI's
+ * `prompt_cache_key` (the session's log name) only on OpenAI's own API — a compatible server may
+ * reject a field it does not know.
+ */
+function promptCache(endpoint: Endpoint, logPath: string): { promptCache?: { key?: string } } {
+  if (endpoint.provider === 'anthropic') return { promptCache: {} }
+  if (endpoint.baseUrl === undefined || /^https:\/\/api\.openai\.com(\/|$)/.test(endpoint.baseUrl))
+    return { promptCache: { key: `toolgate-${basename(logPath, '.jsonl')}` } }
+  return {}
+}
 
-type EndpointResolution =
-  | { ok: true; provider: Provider; baseUrl?: string; model: string; apiKey?: string }
-  | { ok: false; message: string }
+/** Default model requests per task. */
+export const DEFAULT_MAX_TURNS = 50
 
-/** Provider, URL, model and key from flags and environment; says exactly what is missing. */
-export function resolveEndpoint(
-  options: Readonly<Record<string, unknown>>,
-  env: Readonly<Record<string, string | undefined>>,
-): EndpointResolution {
-  const nonEmpty = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined)
-  const baseUrl = nonEmpty(options['base-url']) ?? nonEmpty(env.TOOLGATE_BASE_URL)
-  let flag = (nonEmpty(options.provider) ?? nonEmpty(env.TOOLGATE_PROVIDER)) as ProviderFlag | undefined
-  if (flag !== undefined && !PROVIDERS.includes(flag)) {
-    return { ok: false, message: `TOOLGATE_PROVIDER must be one of ${PROVIDERS.join(', ')} (got "${flag}")` }
+/** What `run` and `chat` share: the endpoint, the workspace, the log, the limits; or a usage/config error. */
+export type ModelSessionSetup =
+  | { readonly ok: true; readonly endpoint: Endpoint; readonly options: Omit<SessionOptions, 'io' | 'json'> }
+  | { readonly ok: false; readonly code: ExitCode; readonly message: string }
+
+export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): ModelSessionSetup {
+  const o = parsed.options
+  const usage = (message: string) => ({ ok: false as const, code: EXIT.usage, message })
+  const config = (message: string) => ({ ok: false as const, code: EXIT.config, message })
+  const yes = o.yes === true
+  if (yes && o.approval === 'never')
+    return usage(
+      '--approval never denies every ask and --yes approves every ask: choose one (--yes alone approves asks; --approval never alone denies them).',
+    )
+  // The keys this process reads never reach bash, under any name (issue 11 §3).
+  for (const name of API_KEY_VARIABLES) registerSecretEnv(name, io.env)
+  const endpoint = resolveEndpoint(o, io.env)
+  if (!endpoint.ok) return config(endpoint.message)
+  const native = o['tool-search'] === 'native'
+  if (native && endpoint.provider !== 'anthropic')
+    return usage(
+      `--tool-search native needs --provider anthropic (the ${endpoint.provider} wire has no native tool search here); use --tool-search emulated`,
+    )
+  const root = resolve(io.cwd, typeof o.root === 'string' ? o.root : '.')
+  const rootStat = statSync(root, { throwIfNoEntry: false })
+  if (!rootStat?.isDirectory())
+    return config(
+      `the workspace root ${root} ${rootStat ? 'is not a directory' : 'does not exist'}; pass an existing directory to --root`,
+    )
+  // Made now, so a bad option is a configuration error before anything starts; its schema reports
+  // go to the session log once the session exists.
+  let logTo: (type: string, payload: Record<string, JsonValue>) => void = () => {}
+  let model: ModelClient
+  try {
+    model = createModelClient({
+      provider: endpoint.provider,
+      model: endpoint.model,
+      ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
+      ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
+      ...(typeof o.timeout === 'number' ? { timeoutMs: o.timeout * 1000 } : {}),
+      ...schemaReporters(
+        (type, payload) => logTo(type, payload),
+        (line) => io.stderr.write(`toolgate: note: ${line}\n`),
+      ),
+      ...(native ? { nativeToolSearch: 'bm25' as const } : {}),
+    })
+  } catch (error) {
+    return config(error instanceof Error ? error.message : String(error))
   }
-  if (flag === undefined) {
-    if (baseUrl || nonEmpty(env.OPENAI_API_KEY)) flag = 'openai'
-    else if (nonEmpty(env.ANTHROPIC_API_KEY)) flag = 'anthropic'
+  // The log: --resume <log> and --continue write on in the session they continue (unless --log).
+  if (typeof o.resume === 'string' && o.continue === true)
+    return usage('--resume <log> and --continue both name a session to continue: choose one.')
+  let resumeFrom: string | undefined
+  if (typeof o.resume === 'string') resumeFrom = resolve(io.cwd, o.resume)
+  else if (o.continue === true) {
+    const latest = latestLog(root)
+    if (!latest.ok) return config(latest.message)
+    resumeFrom = latest.path
   }
-  const model = nonEmpty(options.model) ?? nonEmpty(env.TOOLGATE_MODEL)
-  if (flag === undefined || model === undefined) {
-    return {
-      ok: false,
-      message: [
-        'no model endpoint is configured. Set:',
-        '  --provider openai|anthropic|openai-responses   (or TOOLGATE_PROVIDER)',
-        '  --model <id>                                    (or TOOLGATE_MODEL)',
-        '  --base-url <url> for a local or compatible server (or TOOLGATE_BASE_URL)',
-        '  and a key: TOOLGATE_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY (not needed for a local server)',
-        'Example: toolgate run --provider openai --base-url http://127.0.0.1:8080/v1 --model local "<task>"',
-        'To try toolgate without a model, run `toolgate demo`.',
-      ].join('\n'),
-    }
+  if (resumeFrom !== undefined && !statSync(resumeFrom, { throwIfNoEntry: false })?.isFile())
+    return config(`cannot resume: ${resumeFrom} is not a session log file`)
+  const logPath = typeof o.log === 'string' ? resolve(io.cwd, o.log) : (resumeFrom ?? defaultLogPath(root))
+  const interactiveAsk = io.stdin?.isTTY === true && io.stdout.isTTY === true
+  return {
+    ok: true,
+    endpoint,
+    options: {
+      model: (session) => {
+        logTo = session.log
+        return model
+      },
+      provider: endpoint.provider,
+      root,
+      ...(resumeFrom === undefined ? {} : { resumeFrom }),
+      preset: (o.preset as Preset | undefined) ?? 'workspace-write',
+      approvalPolicy: (o.approval as ApprovalMode | undefined) ?? 'on-request',
+      logPath,
+      system: SYSTEM_PROMPT(root),
+      limits: {
+        maxTurns: typeof o['max-turns'] === 'number' ? o['max-turns'] : DEFAULT_MAX_TURNS,
+        ...(typeof o['max-tokens'] === 'number' ? { maxTokens: o['max-tokens'] } : {}),
+        ...(typeof o['max-tokens-total'] === 'number' ? { tokenBudget: o['max-tokens-total'] } : {}),
+        // One window for context management and MCP deferral: --context-window, else the table's.
+        contextWindow:
+          typeof o['context-window'] === 'number'
+            ? o['context-window']
+            : (knownContextWindow(endpoint.model) ?? UNKNOWN_CONTEXT_WINDOW),
+        ...promptCache(endpoint, logPath),
+      },
+      codeMode: o['no-code'] !== true,
+      mcp: true,
+      ...(native ? { nativeToolSearch: true } : {}),
+      forceAuto: yes,
+      auto: () =>
+        yes
+          ? { outcome: 'allowed-once', by: '--yes', line: 'auto-approved (--yes)' }
+          : {
+              outcome: 'unavailable',
+              by: 'nobody (no terminal)',
+              line: interactiveAsk
+                ? 'denied: no one can answer here (pass --yes to approve asks)'
+                : 'denied: it needs approval and there is no terminal to ask (pass --yes to approve asks)',
+            },
+      banner: (style, session) => banner(style, command, endpoint, root, session),
+    },
   }
-  const provider = WIRE[flag]
-  const apiKey =
-    nonEmpty(env.TOOLGATE_API_KEY) ??
-    (flag === 'anthropic' ? nonEmpty(env.ANTHROPIC_API_KEY) : nonEmpty(env.OPENAI_API_KEY))
-  if (apiKey === undefined && baseUrl === undefined) {
-    const variable = flag === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY'
-    return {
-      ok: false,
-      message: `the ${flag} API needs a key: set ${variable} (or TOOLGATE_API_KEY), or point --base-url at a server that needs none.`,
-    }
-  }
-  return { ok: true, provider, model, ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) }
 }
 
 export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
-  const o = parsed.options
   const task = parsed.positionals[0]!
   if (task.trim() === '') {
     io.stderr.write('toolgate run: the task is empty; say what the agent should do.\n')
     return EXIT.usage
   }
-  // The keys this process reads never reach bash, under any name (issue 11 §3).
-  for (const name of API_KEY_VARIABLES) registerSecretEnv(name, io.env)
-  const endpoint = resolveEndpoint(o, io.env)
-  if (!endpoint.ok) {
-    io.stderr.write(`toolgate run: ${endpoint.message}\n`)
-    return EXIT.config
+  const setup = modelSession('run', parsed, io)
+  if (!setup.ok) {
+    io.stderr.write(`toolgate run: ${setup.message}\n`)
+    return setup.code
   }
-  const native = o['tool-search'] === 'native'
-  if (native && endpoint.provider !== 'anthropic') {
-    io.stderr.write(
-      `toolgate run: --tool-search native needs --provider anthropic (the ${endpoint.provider} wire has no native tool search here); use --tool-search emulated\n`,
-    )
-    return EXIT.usage
-  }
-  const root = resolve(io.cwd, typeof o.root === 'string' ? o.root : '.')
-  const logPath =
-    typeof o.log === 'string'
-      ? resolve(io.cwd, o.log)
-      : join(
-          tmpdir(),
-          `toolgate-session-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}.jsonl`,
-        )
-  try {
-    mkdirSync(dirname(logPath), { recursive: true })
-  } catch (error) {
-    io.stderr.write(
-      `toolgate run: cannot create the log directory: ${error instanceof Error ? error.message : String(error)}\n`,
-    )
-    return EXIT.config
-  }
-  const contextWindowTokens =
-    typeof o['context-window'] === 'number'
-      ? o['context-window']
-      : (knownContextWindow(endpoint.model) ?? UNKNOWN_CONTEXT_WINDOW)
-  const model = (session: { log: (type: string, payload: Record<string, JsonValue>) => void }): ModelClient =>
-    createModelClient({
-      provider: endpoint.provider,
-      model: endpoint.model,
-      ...(endpoint.baseUrl ? { baseUrl: endpoint.baseUrl } : {}),
-      ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
-      ...schemaReporters(session.log, (line) => io.stderr.write(`toolgate: note: ${line}\n`)),
-      ...(native ? { nativeToolSearch: 'bm25' as const } : {}),
-    })
-  const yes = o.yes === true
+  const json = parsed.options.json === true
   const { code } = await drive({
+    ...setup.options,
     io,
-    model,
-    contextWindowTokens,
-    ...(native ? { nativeToolSearch: true } : {}),
-    root,
-    preset: (o.preset as Preset | undefined) ?? 'workspace-write',
-    approvalPolicy: (o.approval as ApprovalMode | undefined) ?? 'on-request',
-    logPath,
+    json,
+    // --json never prompts: stdout is for events.
+    forceAuto: setup.options.forceAuto || json,
     messages: [{ role: 'user', content: [{ type: 'text', text: task }] }],
-    system: SYSTEM_PROMPT(root),
-    maxTurns: typeof o['max-turns'] === 'number' ? o['max-turns'] : 30,
-    json: o.json === true,
-    codeMode: true,
-    mcp: true,
-    forceAuto: yes || o.json === true,
-    auto: () =>
-      yes
-        ? { outcome: 'allowed-once', line: 'auto-approved (--yes)' }
-        : {
-            outcome: 'unavailable',
-            line: 'denied: it needs approval and there is no terminal to ask (pass --yes to approve asks)',
-          },
-    banner: (style, session) =>
-      `${style.bold('toolgate run')} ${style.dim(`— ${endpoint.provider} ${endpoint.model}${endpoint.baseUrl ? ` @ ${endpoint.baseUrl}` : ''}`)}\n${style.dim('workspace')} ${root}\n${style.dim('sandbox')}   ${session.sandbox}\n\n`,
   })
   return code
 }

@@ -6,6 +6,7 @@ import type { JsonValue } from '@toolgate/core'
 import type { OutStream } from '../io.js'
 import { callDetail, formatDuration, renderCallCard, renderResultCard } from './cards.js'
 import type { Style } from './colors.js'
+import { formatCost, requestCost } from './pricing.js'
 import type { Screen } from './progress.js'
 import { jsonLine, terminalSafe } from './terminal-text.js'
 
@@ -20,6 +21,12 @@ export interface RunStats {
   readonly approvals: Map<string, number>
   turns: number
   done?: Extract<AgentEvent, { type: 'done' }>
+  /** Tokens over every task of the session, as the provider reported them. */
+  tokens?: { prompt: number; cached: number; output: number }
+  /** How full the context was at the last request (its prompt + output tokens). */
+  context?: number
+  /** USD so far, when the model's price is known (render/pricing.ts). */
+  cost?: number
 }
 
 export interface RunViewOptions {
@@ -30,6 +37,10 @@ export interface RunViewOptions {
   readonly json?: OutStream
   /** Whether a call overlapped another one (from the concurrency probe). */
   readonly parallel?: (callId: string) => boolean
+  /** Print the model's text as it streams (a terminal), instead of a paragraph at a time. */
+  readonly streamText?: boolean
+  /** Shown in the progress line while the model has not answered yet. */
+  readonly modelName?: string
 }
 
 export interface RunView {
@@ -57,8 +68,23 @@ export function createRunView(options: RunViewOptions): RunView {
   >()
   let text = ''
   let textKind: 'text' | 'reasoning' = 'text'
+  /** Streamed text left the cursor mid-line. */
+  let midLine = false
+  /** The progress key of the model request being waited for, if any. */
+  let waiting: string | undefined
 
+  const stopWaiting = () => {
+    if (waiting === undefined) return
+    screen.end(waiting)
+    waiting = undefined
+  }
   const flush = () => {
+    if (options.streamText) {
+      if (midLine) screen.print('\n')
+      midLine = false
+      text = ''
+      return
+    }
     if (text.trim() === '') {
       text = ''
       return
@@ -68,12 +94,21 @@ export function createRunView(options: RunViewOptions): RunView {
     screen.print(`${textKind === 'reasoning' ? style.dim(body) : body}\n`)
     text = ''
   }
+  const stream = (kind: 'text' | 'reasoning', delta: string) => {
+    // Leading blank lines of a reply are noise on a terminal.
+    const shown = midLine || text !== '' ? delta : delta.replace(/^\s+/, '')
+    text += delta
+    if (shown === '') return
+    const safe = terminalSafe(shown)
+    screen.print(kind === 'reasoning' ? style.dim(safe) : safe)
+    midLine = !shown.endsWith('\n')
+  }
   const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
 
   const record = (event: AgentEvent) => {
     switch (event.type) {
       case 'turn-start':
-        stats.turns = Math.max(stats.turns, event.turn)
+        stats.turns++
         return
       case 'tool-result': {
         const r = event.result
@@ -89,9 +124,27 @@ export function createRunView(options: RunViewOptions): RunView {
         if (event.phase === 'asked') stats.approvalsAsked++
         else bump(stats.approvals, event.outcome ?? 'unknown')
         return
-      case 'done':
-        stats.done = event
+      case 'turn-end': {
+        const u = event.usage
+        if (u === undefined) return
+        stats.context = (u.promptTokens ?? u.inputTokens ?? 0) + (u.outputTokens ?? 0)
+        const cost = options.modelName === undefined ? undefined : requestCost(options.modelName, u)
+        if (cost !== undefined) stats.cost = (stats.cost ?? 0) + cost
         return
+      }
+      case 'done': {
+        stats.done = event
+        const u = event.usage
+        const prompt = u.promptTokens ?? u.inputTokens
+        if (prompt + u.outputTokens > 0) {
+          stats.tokens ??= { prompt: 0, cached: 0, output: 0 }
+          const t = stats.tokens
+          t.prompt += prompt
+          t.cached += u.cacheReadTokens ?? 0
+          t.output += u.outputTokens
+        }
+        return
+      }
       default:
         return
     }
@@ -119,19 +172,28 @@ export function createRunView(options: RunViewOptions): RunView {
       }
       switch (event.type) {
         case 'turn-start':
+          flush()
+          // A spinner with the elapsed time until the model's first output (terminals only).
+          waiting = `model:${event.turn}`
+          screen.begin(waiting, `waiting for ${terminalSafe(options.modelName ?? 'the model')}`)
+          return
         case 'turn-end':
         case 'reminder':
+          stopWaiting()
           flush()
           return
         case 'text-delta':
         case 'reasoning-delta': {
+          stopWaiting()
           const kind = event.type === 'text-delta' ? 'text' : 'reasoning'
           if (kind !== textKind) flush()
           textKind = kind
-          text += event.text
+          if (options.streamText) stream(kind, event.text)
+          else text += event.text
           return
         }
         case 'tool-call': {
+          stopWaiting()
           flush()
           const call = calls.get(event.callId)!
           screen.print(renderCallCard(call, style, { width }))
@@ -159,7 +221,17 @@ export function createRunView(options: RunViewOptions): RunView {
         }
         case 'approval':
           return
+        case 'context':
+          stopWaiting()
+          flush()
+          screen.print(
+            style.dim(
+              `· context ${event.action === 'elided' ? 'elided old tool results' : 'compacted: older turns summarized'} (~${formatTokens(event.before)} → ~${formatTokens(event.after)} tokens)\n`,
+            ),
+          )
+          return
         case 'done':
+          stopWaiting()
           flush()
           if (event.reason !== 'completed') {
             screen.print(
@@ -210,6 +282,14 @@ export function renderSummary(input: SummaryInput, style: Style): string {
               .join(', ') || 'none answered'
           }`,
     ],
+    ...(stats.tokens
+      ? ([
+          [
+            'tokens',
+            `${formatTokens(stats.tokens.prompt)} in${stats.tokens.cached > 0 ? ` (${formatTokens(stats.tokens.cached)} from cache)` : ''}, ${formatTokens(stats.tokens.output)} out${stats.cost === undefined ? '' : `, ${formatCost(stats.cost)}`}`,
+          ],
+        ] as [string, string][])
+      : []),
     ...(input.extra ?? []),
     ...(input.logPath ? ([['log', input.logPath]] as [string, string][]) : []),
   ]
@@ -227,6 +307,13 @@ function parseCallArguments(text: string): JsonValue | { raw: string } {
   } catch {
     return { raw: text }
   }
+}
+
+/** 12.3k, 1.2M: token counts for people. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(Math.round(n))
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`
+  return `${(n / 1_000_000).toFixed(1)}M`
 }
 
 function assertNever(value: never): never {

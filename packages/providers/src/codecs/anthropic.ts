@@ -140,13 +140,34 @@ function encodeMessages(messages: readonly Message[]): { system: string[]; wire:
   return { system, wire }
 }
 
+const EPHEMERAL = { type: 'ephemeral' } as const satisfies JsonObject
+
+/**
+ * The moving breakpoint: the last block of the last message, so the next request reads everything
+ * up to here from the cache. Anthropic allows 4 breakpoints; tools, system and this use 3.
+ */
+function markLastBlock(wire: WireMessage[]): void {
+  const last = wire[wire.length - 1]
+  const block = last?.content[last.content.length - 1]
+  if (last === undefined || block === undefined) return
+  // Thinking blocks cannot carry cache_control; the breakpoint then goes on no block (a miss, not an error).
+  if (block.type === 'thinking') return
+  last.content[last.content.length - 1] = { ...block, cache_control: EPHEMERAL }
+}
+
 function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRequest {
   const { system, wire } = encodeMessages(request.messages)
   const body: { [key: string]: JsonValue } = {
     model: options.model,
     max_tokens: request.maxTokens ?? options.maxTokens,
   }
-  if (system.length > 0) body.system = system.join('\n\n')
+  const cache = request.cache !== undefined
+  if (system.length > 0) {
+    const text = system.join('\n\n')
+    // A breakpoint needs the block form; without caching the plain string stays (same bytes as before).
+    body.system = cache ? [{ type: 'text', text, cache_control: EPHEMERAL }] : text
+  }
+  if (cache) markLastBlock(wire)
   body.messages = wire
   const { compiled, fallbacks, omissions } = compileTools(
     request.tools ?? [],
@@ -161,12 +182,17 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
   const deferred = compiled.filter((c) => c.tool.deferLoading === true).length
   const native = search !== undefined && deferred > 0 && deferred < compiled.length
   if (compiled.length > 0) {
-    const tools: JsonValue[] = compiled.map(({ tool, parameters, strict }) => ({
+    const lastInPrefix = compiled.findLastIndex((c) => !(native && c.tool.deferLoading === true))
+    const tools: JsonValue[] = compiled.map(({ tool, parameters, strict }, i) => ({
       name: tool.name,
       description: tool.description,
       input_schema: parameters,
       ...(strict ? { strict: true } : {}),
       ...(native && tool.deferLoading === true ? { defer_loading: true } : {}),
+      // The tools come first in the cached prefix: one breakpoint after the last declaration that
+      // is sent in full covers them all (a deferred one is not in the prefix; tool search, when
+      // native, is appended after and covered by the system prompt's breakpoint).
+      ...(cache && i === lastInPrefix ? { cache_control: EPHEMERAL } : {}),
     }))
     // Last, so the declarations before it keep their place (prompt cache).
     if (native) tools.push({ ...NATIVE_TOOL_SEARCH[search] })
@@ -202,6 +228,20 @@ function usageOf(u: unknown): Usage | undefined {
   return Object.keys(usage).length > 0 ? usage : undefined
 }
 
+/** Anthropic bills cached input apart from `input_tokens`; the window holds all of it. */
+function withPromptTokens(usage: Usage): Usage {
+  if (
+    usage.inputTokens === undefined &&
+    usage.cacheReadTokens === undefined &&
+    usage.cacheWriteTokens === undefined
+  )
+    return usage
+  return {
+    ...usage,
+    promptTokens: (usage.inputTokens ?? 0) + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0),
+  }
+}
+
 function decodeResponse(json: unknown): DecodedResponse {
   const r = asRecord(json)
   const parts: AssistantPart[] = []
@@ -225,7 +265,8 @@ function decodeResponse(json: unknown): DecodedResponse {
       parts.push({ type: 'server-block', provider: 'anthropic', block: b as JsonObject })
   }
   const raw = str(r.stop_reason) ?? null
-  const usage = usageOf(r.usage)
+  const decoded = usageOf(r.usage)
+  const usage = decoded ? withPromptTokens(decoded) : undefined
   return {
     message: { role: 'assistant', parts },
     stopReason: normalizeStopReason(ANTHROPIC_STOP_REASONS, raw),
@@ -327,7 +368,7 @@ class AnthropicStreamDecoder implements StreamDecoder {
       }
       case 'message_stop': {
         this.finished = true
-        const usage = Object.keys(this.usage).length > 0 ? { usage: { ...this.usage } } : {}
+        const usage = Object.keys(this.usage).length > 0 ? { usage: withPromptTokens({ ...this.usage }) } : {}
         out.push({
           type: 'finish',
           stopReason: normalizeStopReason(ANTHROPIC_STOP_REASONS, this.rawStop),
@@ -357,8 +398,10 @@ class AnthropicStreamDecoder implements StreamDecoder {
 
 export const anthropicCodec: WireCodec = {
   provider: 'anthropic',
-  defaultBaseUrl: 'https://api.anthropic.com/v1',
-  path: '/messages',
+  // The host root, as in Anthropic's own SDK (ANTHROPIC_BASE_URL): a proxy URL that works with other
+  // Anthropic clients works here.
+  defaultBaseUrl: 'https://api.anthropic.com',
+  path: '/v1/messages',
   headers: (apiKey) => ({ 'anthropic-version': '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}) }),
   encodeRequest,
   decodeResponse,

@@ -96,6 +96,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
         typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } }
   }
   if (request.temperature !== undefined) body.temperature = request.temperature
+  if (request.cache?.key !== undefined) body.prompt_cache_key = request.cache.key
   if (options.stream) {
     body.stream = true
     body.stream_options = { include_usage: true }
@@ -107,6 +108,7 @@ function usageOf(u: unknown): Usage | undefined {
   const r = asRecord(u)
   const usage: { -readonly [K in keyof Usage]: Usage[K] } = {}
   if (num(r.prompt_tokens) !== undefined) usage.inputTokens = num(r.prompt_tokens)
+  if (num(r.prompt_tokens) !== undefined) usage.promptTokens = num(r.prompt_tokens)
   if (num(r.completion_tokens) !== undefined) usage.outputTokens = num(r.completion_tokens)
   const cached = num(asRecord(r.prompt_tokens_details).cached_tokens)
   if (cached !== undefined) usage.cacheReadTokens = cached

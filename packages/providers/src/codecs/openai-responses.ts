@@ -88,6 +88,7 @@ function encodeRequest(request: ModelRequest, options: EncodeOptions): EncodedRe
       body.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name }
   }
   if (request.temperature !== undefined) body.temperature = request.temperature
+  if (request.cache?.key !== undefined) body.prompt_cache_key = request.cache.key
   if (options.stream) body.stream = true
   return encodedRequest(body, compiled, fallbacks, omissions)
 }
@@ -96,6 +97,7 @@ function usageOf(u: unknown): Usage | undefined {
   const r = asRecord(u)
   const usage: { -readonly [K in keyof Usage]: Usage[K] } = {}
   if (num(r.input_tokens) !== undefined) usage.inputTokens = num(r.input_tokens)
+  if (num(r.input_tokens) !== undefined) usage.promptTokens = num(r.input_tokens)
   if (num(r.output_tokens) !== undefined) usage.outputTokens = num(r.output_tokens)
   const cached = num(asRecord(r.input_tokens_details).cached_tokens)
   if (cached !== undefined) usage.cacheReadTokens = cached

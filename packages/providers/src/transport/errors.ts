@@ -1,6 +1,15 @@
 // Errors of the transport and the codecs. Each message says what happened and what to do next.
 
-export type ProviderErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'stream' | 'decode' | 'limit'
+export type ProviderErrorKind =
+  | 'http'
+  | 'network'
+  | 'timeout'
+  | 'aborted'
+  | 'stream'
+  | 'decode'
+  | 'limit'
+  /** The server does not speak the protocol asked for (JSON where an event stream was requested). */
+  | 'protocol'
 
 export class ProviderError extends Error {
   override readonly name: string = 'ProviderError'
@@ -29,7 +38,7 @@ export class ProviderHttpError extends ProviderError {
   ) {
     super(
       'http',
-      `${provider} returned HTTP ${status}${providerMessage ? `: ${providerMessage}` : ''}${bodyCut ? ` (${cutNote(bodyCut)})` : ''}. ${hint(status, attempts)}`,
+      `${provider} returned HTTP ${status}${providerMessage ? `: ${providerMessage}` : ''}${bodyCut ? ` (${cutNote(bodyCut)})` : ''}. ${hint(provider, status, attempts)}`,
       status,
     )
   }
@@ -51,12 +60,14 @@ function cutNote(cut: ErrorBodyCut): string {
   }
 }
 
-function hint(status: number, attempts: number): string {
+function hint(provider: string, status: number, attempts: number): string {
   const tries = attempts > 1 ? ` (gave up after ${attempts} attempts)` : ''
   if (status === 401 || status === 403)
     return 'Check the API key (ANTHROPIC_API_KEY / OPENAI_API_KEY) and its permissions.'
   if (status === 404)
-    return 'Check the base URL (it should end before /messages or /chat/completions) and the model name.'
+    return provider === 'anthropic'
+      ? 'Check the base URL (the host root, e.g. https://api.anthropic.com, without /v1: requests go to <base>/v1/messages) and the model name.'
+      : 'Check the base URL (it should end before /chat/completions or /responses, e.g. http://127.0.0.1:8080/v1) and the model name.'
   if (status === 429) return `Rate limited${tries}; wait and try again, or lower the request rate.`
   if (status >= 500) return `The provider failed${tries}; try again later.`
   if (status === 400 || status === 422) return 'The request was rejected; the message above names the field.'
@@ -129,6 +140,14 @@ export class ProviderAbortedError extends ProviderError {
   override readonly name = 'ProviderAbortedError'
   constructor(cause?: unknown) {
     super('aborted', 'the request was aborted by the caller.', undefined, { cause })
+  }
+}
+
+/** The server answered in another protocol than the one asked for (JSON to a streaming request). */
+export class ProviderProtocolError extends ProviderError {
+  override readonly name = 'ProviderProtocolError'
+  constructor(message: string) {
+    super('protocol', message)
   }
 }
 

@@ -235,7 +235,8 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
-function providerMessage(text: string): string {
+/** The provider's own message in an error body (`{error: {message}}` or `{error: "..."}`), else the text; clipped. */
+export function providerMessage(text: string): string {
   try {
     const json: unknown = JSON.parse(text)
     if (typeof json === 'object' && json !== null && 'error' in json) {
