@@ -574,11 +574,8 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     if (d.step === 'protected-path' || d.step === 'workspace-boundary') return messages.headlessNoRule
     const suggested = suggestRules(call, subj)
     if (suggested === undefined) return messages.headlessNoRule
-    return messages.headlessAddRule(
-      suggested,
-      projectSettingsPath ?? '<root>/.toolgate/settings.json',
-      userSettingsPath ?? '~/.toolgate/settings.json',
-    )
+    const file = projectSettingsPath === undefined ? undefined : relativeToRoot(projectSettingsPath)
+    return messages.headlessAddRule(suggested, file || undefined, subj.bash?.destructive !== undefined)
   }
 
   /** The narrowest allow rules that would let this exact call through, or undefined if none can. */

@@ -37,13 +37,21 @@ export const messages = {
   badArguments: (tool: string, problem: string) =>
     `Permission denied: the permission policy cannot tell what this ${tool} call touches (${problem}). It did not run. Call it with the documented arguments.`,
   headless: (tool: string, why: string, tail: string, looping: boolean) =>
-    `This ${tool} call needs approval (${why}), but the session is non-interactive (approval policy 'never'), so it was denied and did not run. ${tail}${looping ? ` This exact call has been refused ${LOOP_THRESHOLD} or more times in this session; stop retrying it.` : ''}`,
-  headlessAddRule: (rules: readonly string[], projectFile: string, userFile: string) =>
-    `To allow it, the user can add ${rules.map((r) => JSON.stringify(r)).join(' and ')} to "permissions.allow" in ${projectFile} (this project) or ${userFile} (all projects). Until then, use a different approach.`,
+    `This ${tool} call needs approval (${why}), but no one can approve it in this session (approval policy 'never'), so it did not run. ${tail}${looping ? ` This exact call has been refused ${LOOP_THRESHOLD} or more times in this session; stop retrying it.` : ''}`,
+  /**
+   * The rule to add and where, in one sentence (issue 17). `file` is the project settings file
+   * relative to the workspace, or undefined when it is outside it or disabled: a host path
+   * outside the workspace never reaches the model. A destructive command is said to be one, so
+   * the model knows a rule (never a session grant) is the only way to allow it.
+   */
+  headlessAddRule: (rules: readonly string[], file: string | undefined, destructive: boolean) =>
+    `To allow it${destructive ? ' (it is destructive, so only a rule can)' : ''}, the user can add ${rules.map((r) => JSON.stringify(r)).join(' and ')} to "permissions.allow" in ${file ?? 'their toolgate settings'}; until then, use a different approach.`,
   headlessNoRule:
     'No allow rule can cover it; use a different approach, or ask the user to run it in an interactive session.',
   headlessAskRule: (rule: LoadedRule) =>
     `The rule ${ruleText(rule)} requires a person's approval every time; use a different approach, or ask the user to run it in an interactive session.`,
+  bypassAsk: (tool: string, why: string) =>
+    `Permission denied: this ${tool} call needs a person's approval (${why}), and it was not approved through the permission policy. It did not run. Ask the user to allow it.`,
   loopingPrefix: (n: number) =>
     `The model has requested this exact call ${n} times and it was refused each time; it may be looping. `,
 } as const
