@@ -20,7 +20,7 @@ export type {
   SettleSubCall,
 } from './sandbox.js'
 export { runSandboxed, SANDBOX_DEFAULTS } from './sandbox.js'
-export type { CodeSdkTool } from './sdk.js'
+export type { CodeSdkOptions, CodeSdkTool } from './sdk.js'
 export { renderCodeSdkFromSchemas } from './sdk.js'
 export type { StripIssue, StripResult } from './strip.js'
 export { formatStripIssues, MAX_SYNTAX_DEPTH, stripTypes } from './strip.js'
