@@ -27,6 +27,8 @@ export type ApprovalMode = 'on-request' | 'never'
 export interface PolicyHandle {
   describe(request: ApprovalRequest): { reason?: string; subject?: string; offerSession: boolean }
   grantSession(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
+  /** The deny rules and protected paths in force, for the system prompt ('' when none). */
+  promptText(): string
 }
 
 export interface SessionSetup {
@@ -159,6 +161,7 @@ async function installPolicy(
         offerSession: described?.offerSessionGrant === true,
       }
     },
+    promptText: () => engine.promptText(),
     grantSession(request) {
       const result = engine.grantSession(request.callId)
       return result.granted

@@ -44,7 +44,7 @@ describe('a nested concludeTurn', () => {
     const run = runAgent({
       model,
       runtime,
-      messages: [{ role: 'user', parts: [{ type: 'text', text: 'go' }] }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
     })
     const result = await run.result
     expect(result.reason).toBe('completed')
@@ -68,7 +68,7 @@ describe('a nested concludeTurn', () => {
       const run = runAgent({
         model,
         runtime,
-        messages: [{ role: 'user', parts: [{ type: 'text', text: 'go' }] }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }],
       })
       const result = await run.result
       expect(model.requests.length).toBe(2)

@@ -170,7 +170,12 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   let code: ExitCode = EXIT.failed
   try {
     // With run_code available the model also needs the SDK declaration of what it can call.
-    const system = [o.system, session.codeMode ? codeModePrompt(session.runtime) : undefined]
+    // The rules in force come first, so the model does not spend calls discovering them (issue 17).
+    const system = [
+      o.system,
+      session.policy.promptText(),
+      session.codeMode ? codeModePrompt(session.runtime) : undefined,
+    ]
       .filter((part): part is string => part !== undefined && part !== '')
       .join('\n\n')
     const run = runAgent({

@@ -1,3 +1,4 @@
+import type { ProtectedPath } from './protected.js'
 import type { LoadedRule, RuleSource } from './types.js'
 
 /**
@@ -59,3 +60,56 @@ export const messages = {
 function assertNever(value: never): never {
   throw new Error(`unexpected value: ${JSON.stringify(value)}`)
 }
+
+/**
+ * Seed 003 §8.8, §9.5 (issue 17): the protected paths in force, for the system prompt, so the
+ * model does not spend calls discovering them. Grouped by what is refused; a pattern anchored at
+ * an absolute path is shown relative to the workspace or `~`, and one elsewhere on the host is
+ * only counted (no host path outside the workspace in model text). Empty for an empty table.
+ */
+export function protectedPathsPrompt(table: readonly ProtectedPath[], root: string, home: string): string[] {
+  const groups = { never: [] as string[], neverWritten: [] as string[], approval: [] as string[] }
+  let elsewhere = 0
+  const shown = (pattern: string): string | undefined => {
+    if (!pattern.startsWith('/')) return pattern
+    if (pattern.startsWith(`${root}/`)) return pattern.slice(root.length + 1)
+    if (pattern.startsWith(`${home}/`)) return `~/${pattern.slice(home.length + 1)}`
+    return undefined
+  }
+  for (const entry of table) {
+    if (entry.action === 'exempt') continue
+    const text = shown(entry.pattern)
+    if (text === undefined) {
+      elsewhere++
+      continue
+    }
+    if (entry.action === 'ask')
+      groups.approval.push(
+        `${entry.access === 'any' ? 'using' : entry.access === 'read' ? 'reading' : 'writing'} ${text}`,
+      )
+    else if (entry.access === 'write') groups.neverWritten.push(text)
+    else groups.never.push(entry.access === 'read' ? `${text} (read)` : text)
+  }
+  // Brief (seed 003 §8.8): the first few of each group, then a count; the refusal names the rest.
+  const unique = (list: string[]) => {
+    const all = [...new Set(list)]
+    const more = all.length - PROMPT_LIST_MAX
+    return more > 0 ? `${all.slice(0, PROMPT_LIST_MAX).join(', ')} and ${more} more` : all.join(', ')
+  }
+  const lines: string[] = []
+  if (groups.never.length > 0) lines.push(`- Never read or written (secrets): ${unique(groups.never)}`)
+  if (groups.neverWritten.length > 0)
+    lines.push(`- Never written (they run as code or decide permissions): ${unique(groups.neverWritten)}`)
+  if (groups.approval.length > 0)
+    lines.push(`- Only with a person's approval, never by a rule: ${unique(groups.approval)}`)
+  if (elsewhere > 0)
+    lines.push(`- ${elsewhere} more protected location${elsewhere === 1 ? '' : 's'} outside the workspace`)
+  return lines
+}
+
+const PROMPT_LIST_MAX = 8
+
+export const PROMPT_HEADER =
+  'Permission rules for this session (calls that break them are refused; do not attempt them):'
+export const PROTECTED_HEADER =
+  'Protected paths (enforced in every mode, whatever the rules say; a call that touches one is refused):'
