@@ -109,8 +109,9 @@ export function prepareCall(
 const NO_CONTEXT: FilterContext = Object.freeze({})
 
 /**
- * `""`, whitespace, `null` or `{}`: a model that lost track of the call (seed 003 §4.5 F1).
- * A tool without required parameters accepts `{}` and `null` goes to the validator as usual.
+ * `""`, whitespace, `null` or `{}`: a model that lost track of the call (seed 003 §4.5 F1). The
+ * caller answers each with the schema's example, except `{}` for a tool that requires nothing
+ * (a valid call).
  */
 function isEmpty(raw: unknown, snapshot: { ok: boolean; value?: JsonValue }): boolean {
   if (typeof raw === 'string' && raw.trim() === '') return true
