@@ -34,6 +34,8 @@ interface PolicyHandle {
   grantSession(request: ApprovalRequest): { ok: true; note: string } | { ok: false; reason: string }
   /** Replace the engine with one for another preset (between turns). */
   setPreset(preset: Preset): void
+  /** The deny rules and protected paths in force, for the system prompt ('' when none). */
+  promptText(): string
 }
 
 export interface SessionSetup {
@@ -205,6 +207,7 @@ function installPolicy(
         offerSession: described?.offerSessionGrant === true,
       }
     },
+    promptText: () => engine.promptText(),
     grantSession(request) {
       const result = engine.grantSession(request.callId)
       return result.granted

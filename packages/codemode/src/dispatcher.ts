@@ -94,6 +94,9 @@ export function createDispatcher(options: {
     emit(event)
     // Contexts from sub-calls travel with the outer result, after it (not interleaved).
     for (const message of result.additionalContexts ?? []) exec.deferContext(message)
+    // A sub-call that concludes the turn concludes the run_code call around it (seed 001): the
+    // outer result carries it when the program itself succeeds.
+    if (result.concludesTurn === true && !result.isError) exec.concludeTurn()
     if (!result.isError) p.answer(p.index, { ok: true, value: result.value ?? null })
     else
       p.answer(p.index, {

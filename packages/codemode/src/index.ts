@@ -21,7 +21,7 @@ export type {
   SettleSubCall,
 } from './sandbox-options.js'
 export { SANDBOX_DEFAULTS } from './sandbox-options.js'
-export type { CodeSdkTool } from './sdk.js'
+export type { CodeSdkOptions, CodeSdkTool } from './sdk.js'
 export { renderCodeSdkFromSchemas } from './sdk.js'
 export type { StripIssue, StripResult } from './strip.js'
 export { formatStripIssues, MAX_SYNTAX_DEPTH, stripTypes } from './strip.js'

@@ -4,7 +4,7 @@ import { createDispatcher, type DispatchLogListener } from './dispatcher.js'
 import { CODE_RUN_FAILED, type RunCodeValue, renderRunCodeFailure, renderRunCodeValue } from './render.js'
 import { runInPool } from './sandbox.js'
 import { SANDBOX_DEFAULTS } from './sandbox-options.js'
-import { renderCodeSdkFromSchemas } from './sdk.js'
+import { type CodeSdkOptions, renderCodeSdkFromSchemas } from './sdk.js'
 import { stripTypes } from './strip.js'
 import { sharedVmPool } from './vm-pool.js'
 
@@ -70,6 +70,7 @@ export function codeMode(options: CodeModeOptions = {}): Plugin & {
   const mode = options.mode ?? 'code'
   const plugin: Plugin = (ctx) => {
     const runtime = ctx.runtime
+    installedModes.set(runtime, mode)
     const agentOf = (agent: string | undefined) => agent
     // A sandbox worker starts now (unref'd, in the background), so the first run_code does not
     // wait for a thread to start; disposing the plugin cancels its runs, which terminates their
@@ -183,8 +184,15 @@ export function codeMode(options: CodeModeOptions = {}): Plugin & {
   })
 }
 
-/** The TypeScript SDK declaration shown to the model with run_code (sorted, byte-stable). */
-export function renderCodeSdk(runtime: Runtime, agent?: string): string {
+/** The mode codeMode() was installed with, per runtime: 'both' means tools[] holds the descriptions. */
+const installedModes = new WeakMap<Runtime, 'code' | 'both'>()
+
+/**
+ * The TypeScript SDK declaration shown to the model with run_code (sorted, byte-stable). Under
+ * mode 'both' it refers to the tool definitions for descriptions instead of repeating them.
+ */
+export function renderCodeSdk(runtime: Runtime, agent?: string, options?: CodeSdkOptions): string {
+  const descriptions = options?.descriptions ?? (installedModes.get(runtime) === 'both' ? 'refer' : 'full')
   return renderCodeSdkFromSchemas(
     runtime.toolDescriptors(agent, { exclude: [RUN_CODE] }).map((d) => ({
       name: d.name,
@@ -192,6 +200,7 @@ export function renderCodeSdk(runtime: Runtime, agent?: string): string {
       parameters: d.parameters,
       output: d.output,
     })),
+    { descriptions },
   )
 }
 

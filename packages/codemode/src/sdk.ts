@@ -41,6 +41,8 @@ function literal(v: JsonValue): string {
 interface Scope {
   /** named types for this schema's $defs/definitions: ref path -> type name */
   readonly refs: Map<string, string>
+  /** Whether descriptions become JSDoc (false when the model already reads them in tools[]). */
+  readonly docs: boolean
 }
 
 function union(members: string[]): string {
@@ -147,7 +149,7 @@ function objectType(schema: JsonObject, scope: Scope, indent: string): string {
     const prop = props[name]
     const description = isObject(prop) ? prop.description : undefined
     const optional = required.has(name) ? '' : '?'
-    return `${doc(description, inner)}${inner}${key(name)}${optional}: ${toType(prop, scope, inner)}`
+    return `${scope.docs ? doc(description, inner) : ''}${inner}${key(name)}${optional}: ${toType(prop, scope, inner)}`
   })
   const body = `{\n${lines.join('\n')}\n${indent}}`
   // an index signature must accept every named property's type, so keep it separate
@@ -174,26 +176,42 @@ function collectDefs(schema: JsonValue | undefined, prefix: string, scope: Scope
  * output maps derived from the same schemas the pipeline validates with, the `tools` binding, and
  * `ToolCallError`. Sorted by tool name; the same input always gives the same bytes.
  */
-export function renderCodeSdkFromSchemas(tools: readonly CodeSdkTool[]): string {
+export interface CodeSdkOptions {
+  /**
+   * 'full' (default): the declaration carries each tool's description and its parameters'.
+   * 'refer': the model also has the tools in its tool definitions (Code Mode 'both'), so they are
+   * left out and the declaration points there; output types keep theirs (tools[] has no outputs).
+   * Issue 17: the built-ins' descriptions were otherwise sent twice (12,205 characters).
+   */
+  readonly descriptions?: 'full' | 'refer'
+}
+
+export function renderCodeSdkFromSchemas(
+  tools: readonly CodeSdkTool[],
+  options: CodeSdkOptions = {},
+): string {
+  const docs = options.descriptions !== 'refer'
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   const named: string[] = []
   const args: string[] = []
   const outputs: string[] = []
   for (const tool of sorted) {
     const base = pascal(tool.name)
-    const argScope: Scope = { refs: new Map() }
+    const argScope: Scope = { refs: new Map(), docs }
     for (const [typeName, def] of collectDefs(tool.parameters, `${base}Args`, argScope)) {
       named.push(
-        `${doc(isObject(def) ? def.description : undefined, '')}type ${typeName} = ${toType(def, argScope, '')}`,
+        `${docs ? doc(isObject(def) ? def.description : undefined, '') : ''}type ${typeName} = ${toType(def, argScope, '')}`,
       )
     }
-    const outScope: Scope = { refs: new Map() }
+    const outScope: Scope = { refs: new Map(), docs: true }
     for (const [typeName, def] of collectDefs(tool.output, `${base}Output`, outScope)) {
       named.push(
         `${doc(isObject(def) ? def.description : undefined, '')}type ${typeName} = ${toType(def, outScope, '')}`,
       )
     }
-    args.push(`${doc(tool.description, '  ')}  ${key(tool.name)}: ${toType(tool.parameters, argScope, '  ')}`)
+    args.push(
+      `${docs ? doc(tool.description, '  ') : ''}  ${key(tool.name)}: ${toType(tool.parameters, argScope, '  ')}`,
+    )
     outputs.push(
       `  ${key(tool.name)}: ${tool.output === undefined ? 'unknown' : toType(tool.output, outScope, '  ')}`,
     )
@@ -202,6 +220,12 @@ export function renderCodeSdkFromSchemas(tools: readonly CodeSdkTool[]): string 
     '// Tools available inside run_code. Call them with `await tools.<name>(args)`.',
     '// Each call runs through the same policy and approvals as a direct call; it resolves to the',
     "// tool's structured output and rejects with ToolCallError when it fails or is denied.",
+    ...(docs
+      ? []
+      : [
+          '// What each tool does and what its arguments mean: see its entry in your tool definitions',
+          '// (same name, same parameters); this declaration gives the types only.',
+        ]),
     '',
     ...named.map((n) => `${n}\n`),
     `interface ToolArgsMap {${args.length ? `\n${args.join('\n')}\n` : ''}}`,

@@ -46,3 +46,41 @@ describe('the SDK of the built-in tools', () => {
     expect(readme).toContain(block)
   })
 })
+
+describe("mode 'both': the SDK refers to tools[] for descriptions (issue 17)", () => {
+  function both() {
+    const runtime = createRuntime()
+    runtime.use(builtinTools({ root: '/workspace', sandbox: false }))
+    runtime.use(codeMode({ mode: 'both' }))
+    return {
+      sdk: renderCodeSdk(runtime),
+      full: renderCodeSdk(runtime, undefined, { descriptions: 'full' }),
+      schemas: runtime.schemas(),
+    }
+  }
+
+  it('sends no tool or parameter description twice, says where they are, and still type-checks', () => {
+    const { sdk, schemas } = both()
+    const tools = schemas.filter((s) => s.name !== 'run_code')
+    expect(tools.map((s) => s.name).length).toBeGreaterThan(5)
+    for (const s of tools) {
+      expect(sdk).not.toContain(s.description.slice(0, 60))
+      const props =
+        (s.parameters as { properties?: Record<string, { description?: string }> }).properties ?? {}
+      for (const p of Object.values(props))
+        if (p.description) expect(sdk).not.toContain(p.description.slice(0, 60))
+    }
+    expect(sdk).toContain(
+      [
+        '// What each tool does and what its arguments mean: see its entry in your tool definitions',
+        '// (same name, same parameters); this declaration gives the types only.',
+      ].join('\n'),
+    )
+    expect(typecheck(sdk, 'const f = await tools.read({ path: "a.ts" })\nvoid f')).toEqual([])
+  })
+
+  it('is much smaller than the full declaration', () => {
+    const { sdk, full } = both()
+    expect(full.length - sdk.length).toBeGreaterThan(5_000)
+  })
+})

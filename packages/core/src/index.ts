@@ -8,7 +8,7 @@ export type {
   ApprovalService,
 } from './approval/service.js'
 export { createApprovalService } from './approval/service.js'
-export { failures } from './errors/failures.js'
+export { errorDetail, failures } from './errors/failures.js'
 export { DeadlineExceeded, SiblingFailed, ToolDefinitionError, ToolError } from './errors/tool-error.js'
 export * from './jobs/index.js'
 export type { MaterializeResult } from './json/materialize.js'

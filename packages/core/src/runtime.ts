@@ -340,7 +340,18 @@ export function createRuntime(runtimeOptions?: RuntimeOptions): Runtime {
           cascadePolicy(prepared) {
             const declared = prepared.tool?.definition.cascadeOnFailure
             if (!declared) return undefined
-            return (result) => !NO_CASCADE.has(result.error?.kind ?? '')
+            if (declared === true)
+              return (result) => result.isError && !NO_CASCADE.has(result.error?.kind ?? '')
+            return (result) => {
+              if (result.isError && NO_CASCADE.has(result.error?.kind ?? '')) return false
+              try {
+                return declared(result) === true
+              } catch (error) {
+                // A throwing policy is a bug in the tool: it is reported and does not cascade.
+                reportListenerError('cascadeOnFailure', result.callId, error)
+                return false
+              }
+            }
           },
         },
         calls,

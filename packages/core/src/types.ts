@@ -118,7 +118,14 @@ export type PostToolDecision =
       readonly additionalContexts?: readonly ContextMessage[]
     }
 
-export type ToolGuard = (exec: ToolExecution) => string | undefined
+/**
+ * A guard's verdict: undefined lets the call through; a string is the reason, and the runtime
+ * frames it with the next step every guard denial shares (no approval can allow it); a
+ * `GuardDenial` is the whole model-facing message, for a guard whose denial has a different way
+ * forward (load the tool first, ask the user) and says so itself.
+ */
+export type ToolGuard = (exec: ToolExecution) => string | GuardDenial | undefined
+export type GuardDenial = { readonly message: string }
 
 export type ApprovalOutcome = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'
 

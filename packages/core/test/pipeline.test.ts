@@ -98,8 +98,8 @@ describe('arguments', () => {
     expect(result.error?.message).toBe(
       [
         'The arguments for raw do not match its parameters schema:',
+        '- "m" is not a parameter of raw; did you mean "n"?',
         '- arguments.n: is required but missing',
-        '- arguments.m: is not an allowed field; remove it',
         'Fix these fields and call raw again.',
       ].join('\n'),
     )
@@ -152,8 +152,8 @@ describe('arguments', () => {
       }),
     )
     await runtime.execute(call('shape', '{"text":"a","tags":["x"]}'))
-    // A default filled in, and an unknown key stripped: the schema's value, not the model's.
-    await runtime.execute(call('shape', '{"text":"b","extra":1}'))
+    // A default filled in: the schema's value, not the model's.
+    await runtime.execute(call('shape', '{"text":"b"}'))
     expect(seen).toEqual([
       { args: { text: 'a', tags: ['x'] }, same: true, frozen: true },
       { args: { text: 'b', tags: ['none'] }, same: false, frozen: true },
@@ -228,7 +228,7 @@ describe('tools/pre-execute', () => {
     expect(body).not.toHaveBeenCalled()
     expect(result.error?.kind).toBe('permission_denied')
     expect(result.error?.message).toBe(
-      'This call was denied: a policy gave no valid decision, so it failed closed.',
+      'This t call was denied: a policy gave no valid decision, so it failed closed; it did not run. Retrying will not help: continue without it or tell the user the policy is broken.',
     )
   })
 
@@ -419,7 +419,8 @@ describe('guards', () => {
     expect(result.error).toEqual({
       kind: 'permission_denied',
       code: 'PERMISSION_DENIED',
-      message: 'Protected: .git/hooks cannot be written.',
+      message:
+        'This t call was denied by a guard: Protected: .git/hooks cannot be written. It did not run and no approval can allow it; do not retry it: take a different approach.',
     })
     // Post-execute may reword the content of a denial, but it stays a denial.
     expect(result.content).toEqual(text('rewritten'))

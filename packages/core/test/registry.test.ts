@@ -173,7 +173,9 @@ describe('defineTool and registration', () => {
     const main = await runtime.execute({ callId: '1', name: 'only_sub', arguments: {} })
     expect(main.error?.kind).toBe('unknown_tool')
     const fromSub = await runtime.execute({ callId: '2', name: 'only_sub', arguments: {}, agent: 'sub' })
-    expect(fromSub.error?.message).toBe('sub agents may not call this')
+    expect(fromSub.error?.message).toBe(
+      'This only_sub call was denied by a guard: sub agents may not call this. It did not run and no approval can allow it; do not retry it: take a different approach.',
+    )
     expect(runtime.schemas('sub').map((s) => s.name)).toEqual(['only_sub'])
   })
 })

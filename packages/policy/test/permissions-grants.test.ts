@@ -136,7 +136,31 @@ describe("approval policy 'never' (headless)", () => {
     const d = engine.decide(bash('npm install && npm run build'))
     expect(d).toMatchObject({ kind: 'deny', step: 'mode-default' })
     expect(d.kind === 'deny' && d.reason).toBe(
-      `This bash call needs approval (the command is not read-only (npm install can run package scripts or change files; npm run can run package scripts or change files) and no sandbox confines it), but the session is non-interactive (approval policy 'never'), so it was denied and did not run. To allow it, the user can add "bash(npm install)" and "bash(npm run build)" to "permissions.allow" in ${sb.root}/.toolgate/settings.json (this project) or ${sb.home}/.toolgate/settings.json (all projects). Until then, use a different approach.`,
+      `This bash call needs approval (the command is not read-only (npm install can run package scripts or change files; npm run can run package scripts or change files) and no sandbox confines it), but no one can approve it in this session (approval policy 'never'), so it did not run. To allow it, the user can add "bash(npm install)" and "bash(npm run build)" to "permissions.allow" in .toolgate/settings.json; until then, use a different approach.`,
+    )
+  })
+
+  test('a destructive command says only a rule can allow it, and that rule does allow it', () => {
+    const engine = engineFor(sb, { approvalPolicy: 'never' })
+    const d = engine.decide(bash('rm -rf build'))
+    expect(d.kind === 'deny' && d.reason).toBe(
+      `This bash call needs approval ("rm -rf build" is destructive (rm is destructive)), but no one can approve it in this session (approval policy 'never'), so it did not run. To allow it (it is destructive, so only a rule can), the user can add "bash(rm -rf build)" to "permissions.allow" in .toolgate/settings.json; until then, use a different approach.`,
+    )
+    const withRule = engineFor(sb, {
+      approvalPolicy: 'never',
+      rules: [{ action: 'allow', rule: 'bash(rm -rf build)' }],
+    })
+    expect(withRule.decide(bash('rm -rf build')).kind).toBe('allow')
+  })
+
+  test('a settings file outside the workspace is not named: no host path reaches the model', () => {
+    const engine = engineFor(sb, {
+      approvalPolicy: 'never',
+      projectSettingsPath: `${sb.home}/elsewhere/settings.json`,
+    })
+    const d = engine.decide(bash('make'))
+    expect(d.kind === 'deny' && d.reason).toBe(
+      `This bash call needs approval (the command is not read-only (make: runs the recipes of a Makefile) and no sandbox confines it), but no one can approve it in this session (approval policy 'never'), so it did not run. To allow it, the user can add "bash(make)" to "permissions.allow" in their toolgate settings; until then, use a different approach.`,
     )
   })
 
@@ -156,11 +180,11 @@ describe("approval policy 'never' (headless)", () => {
     const engine = engineFor(sb, { approvalPolicy: 'never', preset: 'danger-full-access' })
     const push = engine.decide(bash('git push origin main'))
     expect(push.kind === 'deny' && push.reason).toBe(
-      `This bash call needs approval (the rule "ask bash(git push:*)" (toolgate's default rules) requires approval for "git push origin main"), but the session is non-interactive (approval policy 'never'), so it was denied and did not run. The rule "ask bash(git push:*)" (toolgate's default rules) requires a person's approval every time; use a different approach, or ask the user to run it in an interactive session.`,
+      `This bash call needs approval (the rule "ask bash(git push:*)" (toolgate's default rules) requires approval for "git push origin main"), but no one can approve it in this session (approval policy 'never'), so it did not run. The rule "ask bash(git push:*)" (toolgate's default rules) requires a person's approval every time; use a different approach, or ask the user to run it in an interactive session.`,
     )
     const env = engine.decide(call('read', { path: '.env' }))
     expect(env.kind === 'deny' && env.reason).toBe(
-      `This read call needs approval (the path .env is protected (environment files usually hold secrets (API keys, passwords))), but the session is non-interactive (approval policy 'never'), so it was denied and did not run. No allow rule can cover it; use a different approach, or ask the user to run it in an interactive session.`,
+      `This read call needs approval (the path .env is protected (environment files usually hold secrets (API keys, passwords))), but no one can approve it in this session (approval policy 'never'), so it did not run. No allow rule can cover it; use a different approach, or ask the user to run it in an interactive session.`,
     )
   })
 

@@ -193,7 +193,7 @@ describe('approvals through the runtime', () => {
     const r = await runtime.execute({ callId: 'c1', name: 'bash', arguments: { command: 'make' } })
     expect(r.error).toMatchObject({
       code: 'PERMISSION_DENIED',
-      message: `This bash call needs approval (the command is not read-only (make: runs the recipes of a Makefile) and no sandbox confines it), but the session is non-interactive (approval policy 'never'), so it was denied and did not run. To allow it, the user can add "bash(make)" to "permissions.allow" in ${sb.root}/.toolgate/settings.json (this project) or ~/.toolgate/settings.json (all projects). Until then, use a different approach.`,
+      message: `This bash call needs approval (the command is not read-only (make: runs the recipes of a Makefile) and no sandbox confines it), but no one can approve it in this session (approval policy 'never'), so it did not run. To allow it, the user can add "bash(make)" to "permissions.allow" in .toolgate/settings.json; until then, use a different approach.`,
     })
   })
 })

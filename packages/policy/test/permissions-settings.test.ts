@@ -111,6 +111,7 @@ describe('system prompt text (seed 003 §8.8: only the configured, stable part)'
         { action: 'deny', rule: 'mcp__github__*' },
         { action: 'deny', rule: 'webfetch' },
       ],
+      protectedPaths: [],
     }).promptText()
     expect(text).toBe(
       [
@@ -120,6 +121,36 @@ describe('system prompt text (seed 003 §8.8: only the configured, stable part)'
       ].join('\n'),
     )
     expect(Math.ceil(text.length / 4)).toBeLessThan(50)
-    expect(engineFor(sb, { projectSettingsPath: null }).promptText()).toBe('')
+    expect(engineFor(sb, { projectSettingsPath: null, protectedPaths: [] }).promptText()).toBe('')
+  })
+
+  test('the protected paths in force (issue 17): grouped, brief, no host path outside the workspace', () => {
+    const text = engineFor(sb, { projectSettingsPath: null }).promptText()
+    expect(text).toBe(
+      [
+        'Protected paths (enforced in every mode, whatever the rules say; a call that touches one is refused):',
+        '- Never read or written (secrets): ~/.ssh/**, ~/.aws/**, ~/.gnupg/**, ~/.git-credentials, ~/.config/git/credentials, ~/.netrc, ~/.config/gh/**, ~/.config/hub and 15 more',
+        '- Never written (they run as code or decide permissions): **/.git/hooks/**, **/.git/config, **/.git/**/hooks/**, **/.git/**/{config,config.worktree,commondir,gitdir}, **/.husky/**, **/.pre-commit-config.yaml, **/.envrc, **/.vscode/tasks.json and 4 more',
+        "- Only with a person's approval, never by a rule: writing **/.git/**, reading **/.env*",
+      ].join('\n'),
+    )
+    const custom = engineFor(sb, {
+      projectSettingsPath: null,
+      protectedPaths: [
+        { pattern: `${sb.root}/deploy/**`, access: 'write', action: 'deny', reason: 'r' },
+        { pattern: `${sb.home}/.secrets/**`, access: 'any', action: 'deny', reason: 'r' },
+        { pattern: '/srv/keys/**', access: 'any', action: 'deny', reason: 'r' },
+        { pattern: '**/.env.example', access: 'read', action: 'exempt', reason: 'r' },
+      ],
+    }).promptText()
+    expect(custom).toBe(
+      [
+        'Protected paths (enforced in every mode, whatever the rules say; a call that touches one is refused):',
+        '- Never read or written (secrets): ~/.secrets/**',
+        '- Never written (they run as code or decide permissions): deploy/**',
+        '- 1 more protected location outside the workspace',
+      ].join('\n'),
+    )
+    expect(custom).not.toContain(sb.root)
   })
 })

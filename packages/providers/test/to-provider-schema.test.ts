@@ -382,3 +382,31 @@ describe('normalizeArgs', () => {
     expect(normalizeArgs({ u: { kind: 'a', x: null } }, s)).toEqual({ u: { kind: 'a' } })
   })
 })
+
+describe('strict-dialect notes only when the description does not say it (issue 17)', () => {
+  test('a constraint the description already states by its value gets no note; one it does not, does', () => {
+    const tool: JsonObject = {
+      type: 'object',
+      properties: {
+        offset: { type: 'integer', description: 'Line to start from, 1-based.', minimum: 1 },
+        limit: { type: 'integer', description: 'How many lines (at most 2000).', minimum: 1, maximum: 2000 },
+        url: { type: 'string', description: 'The page, as a uri.', format: 'uri' },
+        count: { type: 'integer', description: 'Up to 100 items.', minimum: 10 },
+        owner: { type: 'string', description: 'The owner', 'x-mcp-header': 'owner' },
+      },
+      required: ['offset', 'limit', 'url', 'count', 'owner'],
+      additionalProperties: false,
+    }
+    const out = toProviderSchema(tool, 'anthropic-strict') as {
+      properties: Record<string, { description?: string }>
+    }
+    expect(Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, v.description]))).toEqual({
+      offset: 'Line to start from, 1-based.',
+      limit: 'How many lines (at most 2000). (minimum: 1)',
+      url: 'The page, as a uri.',
+      // "100" does not state minimum 10; an extension keyword is never "said" by a word.
+      count: 'Up to 100 items. (minimum: 10)',
+      owner: 'The owner (x-mcp-header: "owner")',
+    })
+  })
+})

@@ -11,6 +11,13 @@ export {
   type SandboxOption,
   type ToolsEnv,
 } from './context.js'
+export {
+  type DeclaredToolName,
+  TOOL_DECLARATIONS,
+  type ToolCategory,
+  type ToolConcurrency,
+  type ToolDeclaration,
+} from './declarations.js'
 export { type UnifiedDiff, unifiedDiff } from './fs/diff.js'
 export { EDIT_MAX_BYTES } from './fs/guarded.js'
 export { type FileStamp, FsObservations, type ObservationCheck } from './fs/observations.js'

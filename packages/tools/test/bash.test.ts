@@ -353,14 +353,38 @@ describe('bash', () => {
     expect(mode('echo hi > out.txt')).toBe('exclusive')
   })
 
-  it('a non-zero exit does not skip later bash siblings (it is a value, not a failure)', async () => {
+  it('a failing mkdir skips the bash siblings after it (seed 003 §6.6); its exit stays a value, other tools run', async () => {
     const h = harness()
     const results = await h.runtime.executeBatch([
-      { callId: 'b1', name: 'bash', arguments: { command: 'exit 1' } },
-      { callId: 'b2', name: 'bash', arguments: { command: 'echo second' } },
+      { callId: 'b1', name: 'bash', arguments: { command: 'mkdir missing/build' } },
+      { callId: 'b2', name: 'bash', arguments: { command: 'cd missing/build && echo made > out.txt' } },
+      { callId: 'r1', name: 'ls', arguments: { path: '.' } },
+      { callId: 'b3', name: 'bash', arguments: { command: 'ls missing/build' } },
+    ])
+    expect(results.map((r) => [r.callId, r.isError, r.error?.code])).toEqual([
+      ['b1', false, undefined],
+      ['b2', true, 'SKIPPED_AFTER_SIBLING_FAILURE'],
+      ['r1', false, undefined],
+      ['b3', true, 'SKIPPED_AFTER_SIBLING_FAILURE'],
+    ])
+    // The quotes around the name follow the host's locale.
+    expect(text(results[0]!)).toMatch(
+      /^\[stderr\]\nmkdir: cannot create directory .missing\/build.: No such file or directory\n\[exit code: 1\]$/,
+    )
+    expect(text(results[1]!)).toBe(
+      'This bash call was skipped because an earlier bash call in the same batch (b1) failed; it had no effect. Check that failure, then re-issue this call if it still makes sense.',
+    )
+    expect(existsSync(join(h.root, 'missing'))).toBe(false)
+  })
+
+  it('exit 0 does not cascade', async () => {
+    const h = harness()
+    const results = await h.runtime.executeBatch([
+      { callId: 'b1', name: 'bash', arguments: { command: 'mkdir made' } },
+      { callId: 'b2', name: 'bash', arguments: { command: 'echo second > made/f && cat made/f' } },
     ])
     expect(results.map((r) => [r.isError, text(r)])).toEqual([
-      [false, '(no output)\n[exit code: 1]'],
+      [false, '(no output)'],
       [false, 'second'],
     ])
   })

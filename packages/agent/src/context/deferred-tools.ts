@@ -146,7 +146,9 @@ export class DeferredTools {
   /** Refuse direct calls to a tool that is not loaded (the model never saw its schema). */
   guard(runtime: Runtime): Disposable {
     return runtime.guard((exec) =>
-      exec.parent === undefined && this.isDeferred(exec.name) ? notLoadedMessage(exec.name) : undefined,
+      exec.parent === undefined && this.isDeferred(exec.name)
+        ? { message: notLoadedMessage(exec.name) }
+        : undefined,
     )
   }
 }

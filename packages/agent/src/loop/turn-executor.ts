@@ -46,7 +46,9 @@ export class TurnExecutor {
       this.pending.push(at)
       return
     }
-    if (!this.hold && this.options.definition(call)?.cascadeOnFailure === true) this.hold = true
+    // `true` or a per-result policy (bash's, issue 17): either way the tool cascades.
+    const cascades = this.options.definition(call)?.cascadeOnFailure
+    if (!this.hold && cascades !== undefined && cascades !== false) this.hold = true
     if (this.hold) {
       this.pending.push(at)
       return

@@ -321,7 +321,8 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   }
   if (mcp) note(mcp.banner())
   // With run_code available the model also needs the SDK declaration of what it can call.
-  const system = [o.system, session.codePrompt]
+  // The rules in force come first, so the model does not spend calls discovering them (issue 17).
+  const system = [o.system, session.policy.promptText(), session.codePrompt]
     .filter((part): part is string => part !== undefined && part !== '')
     .join('\n\n')
 

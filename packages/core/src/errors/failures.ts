@@ -27,6 +27,15 @@ export const failures = {
     ),
   invalidJson: (name: string, problem: string) =>
     failure('invalid_input', 'INVALID_ARGS', `The arguments for ${name} ${problem}.`),
+  /** `""` as the argument text: the hint is built from the schema (see pipeline/example.ts). */
+  emptyArguments: (name: string, required: readonly string[], example: string) =>
+    failure(
+      'invalid_input',
+      'INVALID_ARGS',
+      required.length === 0
+        ? `The arguments for ${name} are empty; send a JSON object such as ${example}.`
+        : `The arguments for ${name} are empty, but ${name} requires ${required.join(', ')}. Call it again with a JSON object such as ${example}.`,
+    ),
   notLossless: (name: string, path: string, problem: string) =>
     failure(
       'invalid_input',
@@ -39,9 +48,33 @@ export const failures = {
       'INVALID_ARGS',
       `The arguments for ${name} do not match its parameters schema:\n${issues.map((i) => `- ${i}`).join('\n')}\nFix these fields and call ${name} again.`,
     ),
+  /** A listener's denial: its reason is the message (policy messages carry their own next step). */
   denied: (reason: string, info?: ErrorInfo) =>
     failure('permission_denied', 'PERMISSION_DENIED', reason, info),
-  guardDenied: (reason: string) => failure('permission_denied', 'PERMISSION_DENIED', reason),
+  /** A listener denied without a reason. */
+  deniedNoReason: (name: string) =>
+    failure(
+      'permission_denied',
+      'PERMISSION_DENIED',
+      `This ${name} call was denied by policy; it did not run. Do not retry it unchanged: take a different approach or ask the user.`,
+    ),
+  /** A listener gave no valid decision: the call fails closed (a bug in host policy, not the model's). */
+  failedClosed: (name: string) =>
+    failure(
+      'permission_denied',
+      'PERMISSION_DENIED',
+      `This ${name} call was denied: a policy gave no valid decision, so it failed closed; it did not run. Retrying will not help: continue without it or tell the user the policy is broken.`,
+    ),
+  /**
+   * A guard's denial. Guards are monotonic (no approval overrides them), so the next step is
+   * always the same and is added here: a guard's own text says why, not what to do.
+   */
+  guardDenied: (name: string, reason?: string) =>
+    failure(
+      'permission_denied',
+      'PERMISSION_DENIED',
+      `${reason === undefined ? `This ${name} call was denied by a guard.` : `This ${name} call was denied by a guard: ${endSentence(reason)}`} It did not run and no approval can allow it; do not retry it: take a different approach.`,
+    ),
   approvalRejected: (name: string) =>
     failure(
       'approval_refused',
@@ -66,8 +99,12 @@ export const failures = {
       'APPROVAL_UNSUPPORTED',
       `This ${name} call needs approval, but this session has no approval service, so it was denied and did not run. Use a different approach that does not need approval.`,
     ),
-  blocked: () =>
-    failure('hook_blocked', 'BLOCKED', 'The result of this call was withheld by a post-execute policy.'),
+  blocked: (name: string) =>
+    failure(
+      'hook_blocked',
+      'BLOCKED',
+      `This ${name} call ran, but a post-execute policy withheld its result. Do not run it again to see the result: continue without it, or ask the user.`,
+    ),
   cancelledBeforeStart: (name: string, why = 'the turn was interrupted') =>
     failure(
       'cancelled',
@@ -117,7 +154,7 @@ export const failures = {
     failure(
       'exception',
       where === 'tool' ? 'TOOL_EXCEPTION' : 'LISTENER_EXCEPTION',
-      `The ${name} tool failed unexpectedly (${where === 'tool' ? 'internal error' : `${where} failed`}: ${detail}). This is not caused by your arguments; you may retry once, then report the problem.`,
+      `The ${name} tool failed unexpectedly (${where === 'tool' ? 'internal error' : `${where} failed`}: ${errorDetail(detail)}). This is not caused by your arguments; you may retry once, then report the problem.`,
     ),
   invalidOutput: (name: string, detail: string) =>
     failure(
@@ -128,6 +165,29 @@ export const failures = {
   toolError: (message: string, info?: ErrorInfo, code = 'TOOL_ERROR') =>
     failure('tool_error', code, message, info),
 } as const
+
+function endSentence(text: string): string {
+  const trimmed = text.trim()
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`
+}
+
+const MAX_DETAIL = 200
+// An absolute path (POSIX, Windows drive, UNC or file: URL) of two or more segments; its last
+// segment is kept so the model still knows which file, not where the host keeps it.
+const ABSOLUTE_PATH =
+  /(?<![^\s'"`(<[{=,])(?:file:\/\/)?(?:[A-Za-z]:[\\/]|\\\\|\/)(?:[^\s'"`()<>[\]{},;:]+[\\/])+([^\s'"`()<>[\]{},;:]*)/g
+
+/**
+ * The detail of an unexpected failure as the model may read it: the first line only (a stack
+ * never reaches the model), absolute host paths cut to their last segment (`…/name`; core knows
+ * no workspace, so none is kept), at most 200 characters. The session log keeps the full error.
+ */
+export function errorDetail(detail: string): string {
+  const firstLine = detail.split(/\r?\n/, 1)[0]!.trim()
+  const cleaned = firstLine.replace(ABSOLUTE_PATH, (_m, last: string) => `…/${last}`)
+  const text = cleaned === '' ? 'no message' : cleaned
+  return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL - 1)}…` : text
+}
 
 /** One-line text of any thrown value, for failure details (never a stack trace). */
 export function describeThrown(error: unknown): string {

@@ -125,7 +125,11 @@ function applyDecision(
     case 'block': {
       const blocks = validBlocks(decision.feedback)
       if (!blocks.ok) return problem(`its block feedback ${blocks.problem}`)
-      return { ok: true, value: { isError: true, content: blocks.blocks, error: failures.blocked() } }
+      const error = failures.blocked(exec.name)
+      // Empty feedback would leave the model with nothing: the default message is the content.
+      const content =
+        blocks.blocks.length > 0 ? blocks.blocks : [{ type: 'text' as const, text: error.message }]
+      return { ok: true, value: { isError: true, content, error } }
     }
     default:
       return problem('it returned no valid decision')

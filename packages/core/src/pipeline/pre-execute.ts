@@ -3,7 +3,7 @@ import { describeThrown, failures } from '../errors/failures.js'
 import { SiblingFailed } from '../errors/tool-error.js'
 import { chainCache, compose } from '../hooks/compose.js'
 import type { PreExecuteListener } from '../registry/registry.js'
-import type { PreToolDecision } from '../types.js'
+import type { GuardDenial, PreToolDecision, ToolFailure } from '../types.js'
 import { callerStop, GaveUp, stageStopped, waitFor } from './bounded.js'
 import { isThenable } from './execute.js'
 import { ABANDONED, type CallOptions, type CallState, type Failed, type Outcome, PASS } from './state.js'
@@ -109,12 +109,14 @@ function listenerThrew(state: CallState, error: unknown): Failed {
 }
 
 function decide(state: CallState, decision: unknown): Gated | Promise<Gated> {
-  const checked = checkDecision(decision)
+  const checked = checkDecision(decision, state.exec.name)
   switch (checked.kind) {
     case 'allow':
       return PASS
     case 'deny':
       return { ok: false, failure: failures.denied(checked.reason, checked.info) }
+    case 'invalid':
+      return { ok: false, failure: checked.failure }
     case 'cancel':
       return {
         ok: false,
@@ -127,8 +129,11 @@ function decide(state: CallState, decision: unknown): Gated | Promise<Gated> {
   }
 }
 
+/** A decision as checked: a well-formed one, or the failure that replaces a malformed one. */
+type Checked = PreToolDecision | { readonly kind: 'invalid'; readonly failure: ToolFailure }
+
 /** Fail closed on anything that is not a well-formed decision. */
-function checkDecision(decision: unknown): PreToolDecision {
+function checkDecision(decision: unknown, name: string): Checked {
   const d = decision as Partial<Record<string, unknown>> | null | undefined
   switch (d?.kind) {
     case 'allow':
@@ -137,14 +142,11 @@ function checkDecision(decision: unknown): PreToolDecision {
     case 'deny':
       return typeof d.reason === 'string' && d.reason !== ''
         ? (d as PreToolDecision)
-        : { kind: 'deny', reason: 'This call was denied by policy.' }
+        : { kind: 'invalid', failure: failures.deniedNoReason(name) }
     case 'ask':
       return d as PreToolDecision
     default:
-      return {
-        kind: 'deny',
-        reason: 'This call was denied: a policy gave no valid decision, so it failed closed.',
-      }
+      return { kind: 'invalid', failure: failures.failedClosed(name) }
   }
 }
 
@@ -222,9 +224,12 @@ function runGuards(state: CallState): Failed | undefined {
         final: true,
       }
     }
-    const reason =
-      typeof verdict === 'string' && verdict !== '' ? verdict : 'This call was denied by a guard.'
-    return { ok: false, failure: failures.guardDenied(reason) }
+    const message =
+      typeof verdict === 'object' && verdict !== null ? (verdict as GuardDenial).message : undefined
+    if (typeof message === 'string' && message.trim() !== '')
+      return { ok: false, failure: failures.denied(message) }
+    const reason = typeof verdict === 'string' && verdict.trim() !== '' ? verdict : undefined
+    return { ok: false, failure: failures.guardDenied(exec.name, reason) }
   }
   return undefined
 }

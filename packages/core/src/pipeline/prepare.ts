@@ -3,6 +3,7 @@ import { materialize, parseJson } from '../json/materialize.js'
 import type { AgentView, FilterContext, RegisteredTool, Registry } from '../registry/registry.js'
 import type { ValidationResult } from '../schema/compile.js'
 import type { JsonValue, ParentToken, ToolCall, ToolFailure } from '../types.js'
+import { exampleArguments, unknownParameterIssues, unknownParameters } from './parameter-hints.js'
 import { closestNames } from './suggest.js'
 
 // Lookup, materialize and validate: everything that depends only on the call, done once. The
@@ -62,6 +63,13 @@ export function prepareCall(
     )
     return failed({ view, args, failure }, argumentsText, parent)
   }
+  if (isEmpty(raw, snapshot)) {
+    const { required, example } = exampleArguments(tool.parameters.jsonSchema)
+    if (required.length > 0 || args === null) {
+      const failure = failures.emptyArguments(tool.name, required, example)
+      return failed({ view, tool, args, failure }, argumentsText, parent)
+    }
+  }
   if (!snapshot.ok) {
     const failure =
       typeof raw === 'string'
@@ -85,7 +93,7 @@ export function prepareCall(
   if (result instanceof Promise) {
     prepared.validation = result.then(
       (r) => {
-        prepared.validated = validation(tool, r)
+        prepared.validated = validation(tool, snapshot.value, r)
       },
       (error: unknown) => {
         prepared.validated = {
@@ -94,14 +102,48 @@ export function prepareCall(
         }
       },
     )
-  } else prepared.validated = validation(tool, result)
+  } else prepared.validated = validation(tool, snapshot.value, result)
   return prepared
 }
 
 const NO_CONTEXT: FilterContext = Object.freeze({})
 
-function validation(tool: RegisteredTool, r: ValidationResult): Prepared['validated'] {
-  return r.ok ? r : { ok: false, failure: failures.schemaViolation(tool.name, r.issues) }
+/**
+ * `""`, whitespace, `null` or `{}`: a model that lost track of the call (seed 003 §4.5 F1). The
+ * caller answers each with the schema's example, except `{}` for a tool that requires nothing
+ * (a valid call).
+ */
+function isEmpty(raw: unknown, snapshot: { ok: boolean; value?: JsonValue }): boolean {
+  if (typeof raw === 'string' && raw.trim() === '') return true
+  if (!snapshot.ok) return false
+  const value = snapshot.value
+  if (value === null) return typeof raw === 'string'
+  return typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0
+}
+
+/**
+ * The validator's verdict, plus unknown parameters (issue 17). A key the schema does not declare
+ * is named with the parameter it was probably meant to be, and fails the call when the validator
+ * rejected it (a strict schema) or dropped it (zod's default object strips unknown keys, so the
+ * call would run without what the model meant). A schema that lets undeclared keys through
+ * (plain JSON Schema without `additionalProperties`, as MCP servers write them) hands them to
+ * the tool as it asked; they are only named when the call fails for another reason.
+ */
+function validation(tool: RegisteredTool, args: JsonValue, r: ValidationResult): Prepared['validated'] {
+  const schema = tool.parameters.jsonSchema
+  const unknown = unknownParameters(schema, args)
+  if (unknown === undefined) {
+    return r.ok ? r : { ok: false, failure: failures.schemaViolation(tool.name, r.issues) }
+  }
+  if (r.ok) {
+    const kept = r.value
+    if (typeof kept === 'object' && kept !== null && unknown.every((key) => Object.hasOwn(kept, key)))
+      return r
+  }
+  const named = new Set(unknown.map((key) => `arguments.${key}:`))
+  const others = r.ok ? [] : r.issues.filter((issue) => !named.has(issue.slice(0, issue.indexOf(':') + 1)))
+  const issues = [...unknownParameterIssues(tool.name, schema, unknown), ...others]
+  return { ok: false, failure: failures.schemaViolation(tool.name, issues) }
 }
 
 function failed(

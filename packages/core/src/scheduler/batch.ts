@@ -24,7 +24,7 @@ export interface BatchHost {
   mode(prepared: Prepared): ToolExecutionMode
   run(call: ToolCall, options: CallOptions): Promise<SettledCall>
   commit(settled: SettledCall): void
-  /** When the call's tool declares a cascade: does this failed result skip its later siblings? */
+  /** When the call's tool declares a cascade: does this settled result skip its later siblings? */
   cascadePolicy(prepared: Prepared): ((result: ToolResult) => boolean) | undefined
   reportListenerError(stage: string, callId: string, error: unknown): void
 }
@@ -100,7 +100,7 @@ export async function runBatch(
     } catch (error) {
       host.reportListenerError('onSettled', call.callId, error)
     }
-    if (done.result.isError && policies[index]?.(done.result)) {
+    if (policies[index]?.(done.result)) {
       for (let j = index + 1; j < n; j++) {
         if (calls[j]!.name === call.name) cascade.get(j)?.abort(new SiblingFailed(call.callId))
       }

@@ -57,8 +57,14 @@ export interface ToolDefinition<Args = JsonObject, Value = JsonValue> {
   isConcurrencySafe?(args: Args): boolean
   /** When the user interrupts: 'cancel' (default) stops the call; 'block' lets it finish. */
   readonly interruptBehavior?: 'cancel' | 'block'
-  /** A failure of this tool skips its later same-tool siblings in the batch (bash does). */
-  readonly cascadeOnFailure?: boolean
+  /**
+   * A failure of this tool skips its later same-tool siblings in the batch (seed 003 §6.6: bash
+   * does). `true`: any failed result. A function decides per settled result, so a tool whose
+   * failures are values (bash's non-zero exit) can still cascade on them. Results that are
+   * already skips or interruptions (cancelled, aborted, sibling_failed) and calls that never ran
+   * (unknown tool, invalid arguments) never cascade.
+   */
+  readonly cascadeOnFailure?: boolean | ((result: ToolResult) => boolean)
   /** Pure, replay-safe UI cards; never model content. */
   presentCall?(args: Args): ToolCallView | undefined
   presentResult?(args: Args, result: ToolResult): ToolResultView | undefined

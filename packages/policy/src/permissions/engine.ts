@@ -5,7 +5,14 @@ import { normalizeCommand, type RuleWord } from '../shell/normalize.js'
 import { analyzeBash, type BashAnalysis, type Invocation, plainWords } from './bash.js'
 import { type BashProtectedHit, bashProtectedHits, decidingHit, hitWhy } from './bash-paths.js'
 import { type ToolSpec, toolSpec } from './categories.js'
-import { LOOP_THRESHOLD, messages, ruleText } from './messages.js'
+import {
+  LOOP_THRESHOLD,
+  messages,
+  PROMPT_HEADER,
+  PROTECTED_HEADER,
+  protectedPathsPrompt,
+  ruleText,
+} from './messages.js'
 import { insideRoot, type ResolvedPath, realPath, resolvePath } from './paths.js'
 import { checkProtected, type ProtectedPath, protectedPathsFor } from './protected.js'
 import { parseRule } from './rule-syntax.js'
@@ -574,11 +581,8 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     if (d.step === 'protected-path' || d.step === 'workspace-boundary') return messages.headlessNoRule
     const suggested = suggestRules(call, subj)
     if (suggested === undefined) return messages.headlessNoRule
-    return messages.headlessAddRule(
-      suggested,
-      projectSettingsPath ?? '<root>/.toolgate/settings.json',
-      userSettingsPath ?? '~/.toolgate/settings.json',
-    )
+    const file = projectSettingsPath === undefined ? undefined : relativeToRoot(projectSettingsPath)
+    return messages.headlessAddRule(suggested, file || undefined, subj.bash?.destructive !== undefined)
   }
 
   /** The narrowest allow rules that would let this exact call through, or undefined if none can. */
@@ -702,7 +706,10 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       return [...grantSet].sort()
     },
     promptText() {
-      return renderPromptText(denyRules)
+      const rules = renderPromptText(denyRules)
+      const guarded = protectedPathsPrompt(table, root, home)
+      if (guarded.length === 0) return rules
+      return [rules, [PROTECTED_HEADER, ...guarded].join('\n')].filter((part) => part !== '').join('\n')
     },
   }
   return engine
@@ -713,9 +720,7 @@ export function renderPromptText(denyRules: readonly LoadedRule[]): string {
   const tools = [...new Set(denyRules.filter((r) => r.matcher.kind === 'tool').map((r) => r.text))].sort()
   const args = [...new Set(denyRules.filter((r) => r.matcher.kind !== 'tool').map((r) => r.text))].sort()
   if (tools.length === 0 && args.length === 0) return ''
-  const lines = [
-    'Permission rules for this session (calls that break them are refused; do not attempt them):',
-  ]
+  const lines = [PROMPT_HEADER]
   if (tools.length > 0) lines.push(`- Disabled tools: ${tools.join(', ')}`)
   if (args.length > 0) lines.push(`- Denied: ${args.join(', ')}`)
   return lines.join('\n')

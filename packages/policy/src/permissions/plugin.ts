@@ -1,5 +1,6 @@
 import type { Plugin, PreToolDecision, ToolExecution } from '@toolgate/core'
 import { createPermissionEngine, type PermissionEngine, type PermissionOptions } from './engine.js'
+import { messages } from './messages.js'
 import type { CallLike, PermissionDecision } from './types.js'
 
 /** `permissions(...)` is a core plugin that also exposes its engine (for the approval prompt). */
@@ -51,9 +52,10 @@ export function permissions(options: PermissionOptions): PermissionsPlugin {
     ctx.guard((exec) => {
       const verdict = engine.bypassImmune(callOf(exec))
       if (verdict === undefined) return undefined
-      if (verdict.kind === 'deny') return verdict.reason
+      // The policy's messages carry their own next step: they are the whole message.
+      if (verdict.kind === 'deny') return { message: verdict.reason }
       if (asked.has(exec.token)) return undefined
-      return `Permission denied: this ${exec.name} call needs a person's approval (${verdict.reason}), and it was not approved through the permission policy. It did not run. Ask the user to allow it.`
+      return { message: messages.bypassAsk(exec.name, verdict.reason) }
     })
     ctx.on('tools/result', (exec, result) => {
       asked.delete(exec.token)

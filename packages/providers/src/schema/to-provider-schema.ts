@@ -350,11 +350,53 @@ function keepOrMove(ctx: Ctx, out: Node, moved: string[], key: string, value: Js
   else moved.push(`${key}: ${JSON.stringify(value)}`)
 }
 
-/** Seed 003 §11.4: an unsupported constraint becomes text on the same node, not silence. */
+/**
+ * Seed 003 §11.4: an unsupported constraint becomes text on the same node, not silence. Issue 17:
+ * only when the description does not already say it (its value is there as a word of its own:
+ * "1-based" for `minimum: 1`, "an https URI" for `format: "uri"`), so the model does not read
+ * the same constraint twice.
+ */
 function describe(base: string, moved: string[]): string {
-  if (moved.length === 0) return base
-  const note = moved.join(', ')
+  const notes = moved.filter((note) => !saysAlready(base, note))
+  if (notes.length === 0) return base
+  const note = notes.join(', ')
   return base === '' ? note : `${base} (${note})`
+}
+
+/** Constraints a description can state by their value alone (never an extension keyword). */
+const STATED_BY_VALUE = new Set([
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'format',
+  'pattern',
+  'const',
+])
+
+function saysAlready(description: string, note: string): boolean {
+  if (description === '') return false
+  const at = note.indexOf(': ')
+  if (!STATED_BY_VALUE.has(note.slice(0, at))) return false
+  const raw = note.slice(at + 2)
+  let value: JsonValue
+  try {
+    value = JSON.parse(raw) as JsonValue
+  } catch {
+    return false
+  }
+  if (typeof value !== 'string' && typeof value !== 'number') return false
+  const text = String(value)
+  if (text === '') return false
+  const escaped = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(`(?<![\\w.])${escaped}(?![\\w]|\\.\\d)`, 'i').test(description)
 }
 
 /** OpenAI strict: all properties required; the optional ones accept null meaning "not given". */

@@ -1,4 +1,4 @@
-import { ToolError } from '@toolgate/core'
+import { errorDetail, ToolError } from '@toolgate/core'
 import { type FileKind, KIND_TEXT } from './file-type.js'
 import type { TargetRefusal } from './target-check.js'
 
@@ -18,9 +18,12 @@ export function fsError(error: unknown, shown: string, action: string): ToolErro
       })
     case 'EACCES':
     case 'EPERM':
-      return new ToolError(`Permission denied while trying to ${action} ${shown}.`, {
-        info: { code: String(code), path: shown },
-      })
+      return new ToolError(
+        `Permission denied while trying to ${action} ${shown}: the file's permissions do not allow it. Do not retry it; use another path, or ask the user to change the permissions.`,
+        {
+          info: { code: String(code), path: shown },
+        },
+      )
     case 'EISDIR':
       return new ToolError(`${shown} is a directory, not a file. Use ls to list it.`, {
         info: { code: 'EISDIR', path: shown },
@@ -35,10 +38,14 @@ export function fsError(error: unknown, shown: string, action: string): ToolErro
         info: { code: 'ENOTDIR', path: shown },
       })
     default: {
-      const message = error instanceof Error ? error.message : String(error)
-      return new ToolError(`Could not ${action} ${shown}: ${message}`, {
-        info: { code: typeof code === 'string' ? code : 'EIO', path: shown },
-      })
+      // The system's text may hold host paths: errorDetail keeps one line, cut to the file names.
+      const message = errorDetail(error instanceof Error ? error.message : String(error))
+      return new ToolError(
+        `Could not ${action} ${shown}: ${message}. Retry once; if it fails again, tell the user.`,
+        {
+          info: { code: typeof code === 'string' ? code : 'EIO', path: shown },
+        },
+      )
     }
   }
 }

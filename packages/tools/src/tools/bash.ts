@@ -5,7 +5,7 @@
 // return the typed handle.
 
 import { StringDecoder } from 'node:string_decoder'
-import { type ContentBlock, defineTool, ToolError, type ToolRunContext } from '@toolgate/core'
+import { type ContentBlock, defineTool, type JsonValue, ToolError, type ToolRunContext } from '@toolgate/core'
 import {
   bashEnvironment,
   type Confinement,
@@ -100,6 +100,12 @@ export const BASH_DESCRIPTION = [
   'Returns stdout, then stderr after a "[stderr]" line; a non-zero exit adds "[exit code: N]". Long output keeps the last 64 KB of each stream and names a file with the output (for very long output, its beginning and end) to read with read (offset/limit). Chain dependent steps with && in one command.',
 ].join(' ')
 
+/** A foreground command that did not exit 0: non-zero exit, killed by a signal, or timed out. */
+function commandFailed(value: JsonValue | undefined): boolean {
+  const v = value as Partial<BashForeground> | undefined
+  return v?.kind === 'foreground' && (v.exitCode !== 0 || v.timedOut === true)
+}
+
 export function bashTool(env: ToolsEnv) {
   return defineTool({
     name: 'bash',
@@ -114,9 +120,11 @@ export function bashTool(env: ToolsEnv) {
         return false
       }
     },
-    // A failed bash call (could not spawn, sandbox failure) skips its later bash siblings. A
-    // non-zero exit is a value, not a failure, so it does not cascade: see README, "Cascade".
-    cascadeOnFailure: true,
+    // Seed 003 §6.6: bash commands of one batch often depend on each other (mkdir, then make in
+    // it), so a failed bash call skips its later bash siblings: a call that failed (could not
+    // spawn, sandbox failure) and also a command that exited non-zero, was killed or timed out.
+    // The exit stays a value for the model (the call is not an error); see README, "Cascade".
+    cascadeOnFailure: (result) => result.isError || commandFailed(result.value),
     async execute(args, exec): Promise<BashValue> {
       const c = await confined(env, args.command)
       const processEnv = { ...c.env, ...BASH_ENV }

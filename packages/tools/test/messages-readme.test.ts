@@ -1,0 +1,99 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { initShellParser } from '@toolgate/policy'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { type MessageRow, messageTable, readmeSection } from '../../core/test/support/message-table.js'
+import { changedError, fsError, unsupportedError } from '../src/fs/errors.js'
+import { harness, tempDir, text } from './helpers.js'
+
+// Issue 17: the README lists every message the tools write for the model after a failure, with
+// its size in tokens, generated here from real calls on real files (and, for the few a test
+// cannot provoke on this host, from the functions that write them), so the table cannot drift.
+// `UPDATE_README=1 npx vitest run packages/tools/test/messages-readme.test.ts` rewrites it.
+
+beforeAll(() => initShellParser())
+
+async function rows(): Promise<MessageRow[]> {
+  const h = harness()
+  const w = (path: string, content: string | Buffer) => {
+    mkdirSync(join(h.root, path, '..'), { recursive: true })
+    writeFileSync(join(h.root, path), content)
+  }
+  w('src/a.ts', 'let x = 1\nlet x = 1\n')
+  w('img.bin', Buffer.from([0, 1, 2, 3, 0, 255]))
+  w('short.txt', 'one\n')
+  w('notes.md', 'n\n')
+  mkdirSync(join(h.root, 'docs'))
+  const outside = tempDir()
+  writeFileSync(join(outside, 'secret.txt'), 's')
+  symlinkSync(join(outside, 'secret.txt'), join(h.root, 'link.txt'))
+  execFileSync('mkfifo', [join(h.root, 'pipe')])
+
+  const out: MessageRow[] = []
+  const add = async (when: string, name: string, args: Record<string, unknown>) => {
+    const r = await h.call(name, args as never)
+    expect([when, r.isError]).toEqual([when, true])
+    out.push({ kind: r.error!.kind, code: r.error!.code, when: `${name}: ${when}`, message: text(r) })
+  }
+  await add('the file does not exist', 'read', { path: 'src/missing.ts' })
+  await add('a directory', 'read', { path: 'docs' })
+  await add('a parent is a file', 'read', { path: 'short.txt/x' })
+  await add('a binary file', 'read', { path: 'img.bin' })
+  await add('offset past the end', 'read', { path: 'short.txt', offset: 9 })
+  await add('a FIFO', 'read', { path: 'pipe' })
+  await add('a link out of the workspace', 'read', { path: 'link.txt' })
+  await add('not read first', 'edit', { path: 'src/a.ts', old_string: 'x', new_string: 'y' })
+  await h.call('read', { path: 'src/a.ts' })
+  await add('old_string = new_string', 'edit', { path: 'src/a.ts', old_string: 'x', new_string: 'x' })
+  await add('no match', 'edit', { path: 'src/a.ts', old_string: 'let y', new_string: 'let z' })
+  await add('several matches', 'edit', { path: 'src/a.ts', old_string: 'let x = 1', new_string: 'let x = 2' })
+  w('src/a.ts', 'changed on disk\n')
+  await add('changed since read', 'edit', { path: 'src/a.ts', old_string: 'changed', new_string: 'c' })
+  await add('overwrite a file not read first', 'write', { path: 'notes.md', content: 'x' })
+  await add('a protected file', 'write', { path: '.git/hooks/pre-commit', content: 'x' })
+  await add('a file', 'ls', { path: 'short.txt' })
+  await add('a file', 'glob', { pattern: '*.ts', path: 'short.txt' })
+  await add('an unknown job', 'job_output', { job_id: 'job_9' })
+  for (const [code, action] of [
+    ['EACCES', 'read'],
+    ['ELOOP', 'read'],
+    ['EIO', 'write'],
+  ] as const) {
+    const e = fsError(
+      Object.assign(new Error("EIO: i/o error, open '/srv/data/src/a.ts'"), { code }),
+      'src/a.ts',
+      action,
+    )
+    out.push({
+      kind: 'tool_error',
+      code: 'TOOL_ERROR',
+      when: `${action}: ${code} from the file system`,
+      message: e.message,
+    })
+  }
+  out.push({
+    kind: 'tool_error',
+    code: 'TOOL_ERROR',
+    when: 'read: a path replaced while it was opened',
+    message: changedError('src/a.ts', 'read').message,
+  })
+  out.push({
+    kind: 'tool_error',
+    code: 'TOOL_ERROR',
+    when: 'read: a platform without O_NOFOLLOW',
+    message: unsupportedError('read').message,
+  })
+  return out
+}
+
+describe('tools README: every failure message', () => {
+  it('is listed with its size in tokens', async () => {
+    const { actual, expected } = readmeSection(
+      new URL('../README.md', import.meta.url),
+      'tool-messages',
+      messageTable(await rows()),
+    )
+    expect(actual).toBe(expected)
+  })
+})
