@@ -37,7 +37,8 @@ describe('README tour', () => {
     expect(guarded.error).toEqual({
       kind: 'permission_denied',
       code: 'PERMISSION_DENIED',
-      message: 'billing is frozen this week; deploy another service',
+      message:
+        'This deploy call was denied by a guard: billing is frozen this week; deploy another service. It did not run and no approval can allow it; do not retry it: take a different approach.',
     })
     expect(events.map((e) => e.type)).toEqual([
       'tool/call',
