@@ -151,7 +151,8 @@ async function recordingProxy(target: number): Promise<{ port: number; seen: Inc
   return { port: (proxy.address() as { port: number }).port, seen }
 }
 
-describe('server-everything over Streamable HTTP', () => {
+// Each test starts server-everything's HTTP server; on a loaded machine that alone takes seconds.
+describe('server-everything over Streamable HTTP', { timeout: 90_000 }, () => {
   it('sends the configured headers and the bearer token from the named environment variable on every request', async () => {
     const port = await freePort()
     const server = await startHttp(port)
