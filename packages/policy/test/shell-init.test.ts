@@ -37,7 +37,8 @@ test('property: joining any read-only command with an unsafe one is never read-o
       (ro, bad, sep, badFirst) => {
         // `ro | cd /tmp/evil && git status`: the cd runs in the pipeline's subshell, so git runs
         // where the command started, which is read-only (as bash runs it).
-        fc.pre(!(sep === ' | ' && !badFirst && /^((command|builtin) )?(cd|pushd) /.test(bad)))
+        // The same holds behind a prefix word (`ro | time -p cd vendor/evil && git status`).
+        fc.pre(!(sep === ' | ' && !badFirst && /^((command|builtin|time|-p) )*(cd|pushd) /.test(bad)))
         const cmd = badFirst ? `${bad}${sep}${ro}` : `${ro}${sep}${bad}`
         expect(classifyCommand(cmd).readOnly, cmd).toBe(false)
       },
