@@ -814,6 +814,24 @@ describe.skipIf(!usable)('6. hooks elsewhere: core.hooksPath, .husky, .envrc, in
     expect(list(f.ws)).toEqual(['.git', '.husky', '.pre-commit-config.yaml', '.toolgate', 'a.txt'])
   })
 
+  test("husky's missing hooksPath (.husky/_) is covered; a hook the command puts beside the cover gets .husky renamed", async () => {
+    const f = make('autorun-husky-cover')
+    f.git(['config', 'core.hooksPath', '.husky/_'])
+    const r = await inSandbox(f, `printf '#!/bin/sh\\n${payload(f)}\\n' > .husky/pre-commit && echo made`)
+    expect(r.stdout).toBe('made\n')
+    expect(r.notes).toEqual([madeNote('.husky', '.husky.toolgate-blocked', reasons.husky)])
+    expect(list(join(f.ws, '.husky.toolgate-blocked'))).toEqual(['_', 'pre-commit'])
+    // A command that leaves the cover alone: no note, the profile's own mount point stays (and is
+    // an existing, read-only .husky for the next command).
+    const quiet = await inSandbox(f, 'ls -A .husky; echo ok')
+    expect(quiet.stdout).toBe('_\nok\n')
+    expect(quiet.notes).toEqual([])
+    expect(list(join(f.ws, '.husky'))).toEqual(['_'])
+    const next = await inSandbox(f, 'echo x > .husky/pre-commit 2>/dev/null; echo "$?"')
+    expect(next.stdout).toBe('1\n')
+    expect(next.notes).toEqual([])
+  })
+
   test('danger-full-access: a created .envrc is renamed too', async () => {
     const f = make('autorun-full')
     const r = await inSandbox(f, 'echo evil > .envrc && echo made', { mode: 'danger-full-access' })

@@ -1,4 +1,4 @@
-import { type BigIntStats, lstatSync } from 'node:fs'
+import { type BigIntStats, lstatSync, readdirSync } from 'node:fs'
 import { join, sep } from 'node:path'
 import { AUTO_RUN_PATHS, type AutoRunPath } from './auto-run.js'
 import { renameBlocked, workspaceRelative } from './blocked-rename.js'
@@ -17,8 +17,10 @@ import { inside } from './git-layout.js'
  * directory moved away and a new one put in place), is renamed to `<name>.toolgate-blocked` and
  * reported. One the walk did not see before (beyond its bounds) is renamed only if it changed
  * after the command started (the kernel sets the change time; a command cannot move it back).
- * Names that hold a mount point of the profile (a covered `core.hooksPath` such as `.husky/_`)
- * are the profile's own, never renamed.
+ * One that holds nothing but the profile's own empty mount points (a missing `core.hooksPath`
+ * such as `.husky/_` is covered, so bubblewrap makes `.husky/_` on the host) is left; anything the
+ * command put beside them (`.husky/pre-commit`, which husky's `_/h` would run once installed) gets
+ * the whole entry renamed.
  */
 export interface AutoRunSnapshot {
   readonly root: string
@@ -64,7 +66,7 @@ export function blockNewAutoRun(snapshot: AutoRunSnapshot, walked: readonly stri
     const was = snapshot.before.get(path)
     if (was === identityOf(st)) continue
     if (was === undefined && Number(st.ctimeMs) < snapshot.startedMs - CLOCK_SLACK_MS) continue
-    if (snapshot.mountTargets.some((t) => inside(path, t))) continue
+    if (onlyProfileMountPoints(path, snapshot.mountTargets)) continue
     const auto = autoRunAt(path)
     const reason = auto?.reason ?? 'it runs as code without the user invoking it'
     const renamed = renameBlocked(root, path)
@@ -77,6 +79,21 @@ export function blockNewAutoRun(snapshot: AutoRunSnapshot, walked: readonly stri
     )
   }
   return notes
+}
+
+/**
+ * Is `path` only the chain of directories bubblewrap made for the profile's mount points, each
+ * mount point still empty? Follows no link; stops at the first other entry.
+ */
+function onlyProfileMountPoints(path: string, targets: readonly string[]): boolean {
+  const st = lstatOrUndefined(path)
+  if (st === undefined) return false
+  if (targets.includes(path)) {
+    if (st.isFile()) return st.size === 0n
+    return st.isDirectory() && readdirSync(path).length === 0
+  }
+  if (!st.isDirectory() || !targets.some((t) => t !== path && inside(path, t))) return false
+  return readdirSync(path).every((name) => onlyProfileMountPoints(join(path, name), targets))
 }
 
 /** The top-level entries and the walk's, sorted (stable notes). */
