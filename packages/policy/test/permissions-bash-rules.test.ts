@@ -117,6 +117,20 @@ describe('a compound command is allowed only when every part is', () => {
     })
   })
 
+  test('without a sandbox, a command that may write asks, also when it names no protected path', () => {
+    // A script can create `.envrc` or `.pre-commit-config.yaml` without naming them; only the
+    // sandbox renames such files after the command (README "Sandbox"), so without it the user decides.
+    expect(engineFor(sb).decide(bash('python3 gen.py'))).toMatchObject({
+      kind: 'ask',
+      step: 'mode-default',
+      why: 'the command is not read-only (python3 runs the program gen.py) and no sandbox confines it',
+    })
+    expect(engineFor(sb, { sandboxed: true }).decide(bash('python3 gen.py'))).toMatchObject({
+      kind: 'allow',
+      step: 'mode-default',
+    })
+  })
+
   test('an unparseable or incompletely split command is never matched part by part', () => {
     const engine = engineFor(sb, { rules: allow('bash(ls)', 'bash(echo x)') })
     expect(engine.decide(bash('f() { ls; }; echo x'))).toMatchObject({

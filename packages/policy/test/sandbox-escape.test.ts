@@ -715,6 +715,130 @@ describe.skipIf(!usable)('6. hooks elsewhere: core.hooksPath, .husky, .envrc, in
     expect(r.stdout).toBe('.envrc=1\n.pre-commit-config.yaml=1\n.vscode/tasks.json=1\n')
     expect(read(join(f.ws, '.envrc'))).toBe('export A=1\n')
   })
+
+  /** The note for an auto-run path the command made (`new-auto-run.ts`). */
+  const madeNote = (path: string, renamed: string, reason: string) =>
+    `sandbox: ${path} was created by the command and renamed to ${renamed}: ${reason}, so a command may not create it. Write it under another name and ask the user to put it in place.`
+  const reasons = {
+    husky: 'husky git hooks run as code on the next git command',
+    preCommit: 'the pre-commit hook runs the commands it names on the next git commit',
+    envrc: 'direnv runs it as code when a shell enters the directory',
+    tasks: 'editor tasks can run as code when the folder is opened',
+  }
+
+  test('missing auto-run files a command creates (file, directory, symlink) are renamed after it; the host commit runs nothing', async () => {
+    const f = make('autorun-new')
+    // The user's pre-commit hook, as `pre-commit install` leaves it: it runs what the config names.
+    const hook = join(f.ws, '.git', 'hooks', 'pre-commit')
+    writeFileSync(
+      hook,
+      `#!/bin/sh\n[ -f .pre-commit-config.yaml ] || exit 0\nsed -n 's/^ *entry: //p' .pre-commit-config.yaml | sh\n`,
+    )
+    chmodSync(hook, 0o755)
+    writeFileSync(join(f.ws, '.envrc.toolgate-blocked'), 'old\n') // the blocked name is taken: a counter
+    const r = await inSandbox(
+      f,
+      [
+        `printf 'repos:\\n- repo: local\\n  hooks:\\n  - id: x\\n    entry: ${payload(f)}\\n' > .pre-commit-config.yaml`,
+        'echo evil > .envrc',
+        'mkdir -p .husky/_ && echo evil > .husky/_/pre-commit',
+        'mkdir .vscode && echo "{}" > .vscode/tasks.json',
+        'mkdir sub && ln -s /etc/passwd sub/.envrc',
+        'echo made',
+      ].join(' && '),
+    )
+    expect(r.stdout).toBe('made\n')
+    expect(r.notes).toEqual([
+      madeNote('.envrc', '.envrc.toolgate-blocked-2', reasons.envrc),
+      madeNote('.husky', '.husky.toolgate-blocked', reasons.husky),
+      madeNote('.pre-commit-config.yaml', '.pre-commit-config.yaml.toolgate-blocked', reasons.preCommit),
+      madeNote('.vscode/tasks.json', '.vscode/tasks.json.toolgate-blocked', reasons.tasks),
+      madeNote('sub/.envrc', 'sub/.envrc.toolgate-blocked', reasons.envrc),
+    ])
+    expect(list(f.ws).filter((n) => n.startsWith('.') && n !== '.git')).toEqual([
+      '.envrc.toolgate-blocked',
+      '.envrc.toolgate-blocked-2',
+      '.husky.toolgate-blocked',
+      '.pre-commit-config.yaml.toolgate-blocked',
+      '.toolgate', // the profile's own cover of a missing .toolgate
+      '.vscode',
+    ])
+    expect(read(join(f.ws, '.envrc.toolgate-blocked'))).toBe('old\n')
+    expect(list(join(f.ws, '.vscode'))).toEqual(['tasks.json.toolgate-blocked'])
+    expect(list(join(f.ws, 'sub'))).toEqual(['.envrc.toolgate-blocked'])
+    expect(lstatSync(join(f.ws, 'sub', '.envrc.toolgate-blocked')).isSymbolicLink()).toBe(true)
+    writeFileSync(join(f.ws, 'h.txt'), 'h')
+    f.git(['add', 'h.txt'])
+    expect(f.git(['commit', '-qm', 'h']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+    // The check is real: the same file put in place on the host runs the payload at the commit.
+    renameSync(join(f.ws, '.pre-commit-config.yaml.toolgate-blocked'), join(f.ws, '.pre-commit-config.yaml'))
+    writeFileSync(join(f.ws, 'h.txt'), 'h2')
+    f.git(['add', 'h.txt'])
+    f.git(['commit', '-qm', 'h2'])
+    expect(existsSync(f.pwned)).toBe(true)
+  })
+
+  test('an existing auto-run file replaced by moving its directory away is renamed; nested existing ones are read-only', async () => {
+    const f = make('autorun-swap')
+    mkdirSync(join(f.ws, '.vscode'))
+    writeFileSync(join(f.ws, '.vscode', 'tasks.json'), '{}')
+    mkdirSync(join(f.ws, 'sub'))
+    writeFileSync(join(f.ws, 'sub', '.pre-commit-config.yaml'), 'repos: []\n')
+    const r = await inSandbox(
+      f,
+      [
+        'echo evil >> sub/.pre-commit-config.yaml 2>/dev/null; echo "nested=$?"',
+        'mv .vscode .vscode-old 2>/dev/null; echo "mv=$?"',
+        'mkdir -p .vscode && echo evil > .vscode/tasks.json; echo "new=$?"',
+      ].join('; '),
+    )
+    expect(r.stdout).toBe('nested=1\nmv=0\nnew=0\n')
+    expect(r.notes).toEqual([
+      madeNote('.vscode/tasks.json', '.vscode/tasks.json.toolgate-blocked', reasons.tasks),
+    ])
+    expect(list(join(f.ws, '.vscode'))).toEqual(['tasks.json.toolgate-blocked'])
+    expect(read(join(f.ws, '.vscode-old', 'tasks.json'))).toBe('{}')
+    expect(read(join(f.ws, 'sub', '.pre-commit-config.yaml'))).toBe('repos: []\n')
+  })
+
+  test('auto-run files that existed are left where they are, in danger-full-access too', async () => {
+    const f = make('autorun-kept')
+    writeFileSync(join(f.ws, '.pre-commit-config.yaml'), 'repos: []\n')
+    mkdirSync(join(f.ws, '.husky'))
+    const r = await inSandbox(f, 'cat .pre-commit-config.yaml; ls -A .husky; echo ok', {
+      mode: 'danger-full-access',
+    })
+    expect(r.stdout).toBe('repos: []\nok\n')
+    expect(r.notes).toEqual([])
+    expect(list(f.ws)).toEqual(['.git', '.husky', '.pre-commit-config.yaml', '.toolgate', 'a.txt'])
+  })
+
+  test("husky's missing hooksPath (.husky/_) is covered; a hook the command puts beside the cover gets .husky renamed", async () => {
+    const f = make('autorun-husky-cover')
+    f.git(['config', 'core.hooksPath', '.husky/_'])
+    const r = await inSandbox(f, `printf '#!/bin/sh\\n${payload(f)}\\n' > .husky/pre-commit && echo made`)
+    expect(r.stdout).toBe('made\n')
+    expect(r.notes).toEqual([madeNote('.husky', '.husky.toolgate-blocked', reasons.husky)])
+    expect(list(join(f.ws, '.husky.toolgate-blocked'))).toEqual(['_', 'pre-commit'])
+    // A command that leaves the cover alone: no note, the profile's own mount point stays (and is
+    // an existing, read-only .husky for the next command).
+    const quiet = await inSandbox(f, 'ls -A .husky; echo ok')
+    expect(quiet.stdout).toBe('_\nok\n')
+    expect(quiet.notes).toEqual([])
+    expect(list(join(f.ws, '.husky'))).toEqual(['_'])
+    const next = await inSandbox(f, 'echo x > .husky/pre-commit 2>/dev/null; echo "$?"')
+    expect(next.stdout).toBe('1\n')
+    expect(next.notes).toEqual([])
+  })
+
+  test('danger-full-access: a created .envrc is renamed too', async () => {
+    const f = make('autorun-full')
+    const r = await inSandbox(f, 'echo evil > .envrc && echo made', { mode: 'danger-full-access' })
+    expect(r.stdout).toBe('made\n')
+    expect(r.notes).toEqual([madeNote('.envrc', '.envrc.toolgate-blocked', reasons.envrc)])
+    expect(existsSync(join(f.ws, '.envrc'))).toBe(false)
+  })
 })
 
 describe.skipIf(!usable)('8. git inside the sandbox gets configuration the workspace cannot override', () => {

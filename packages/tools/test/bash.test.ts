@@ -427,6 +427,25 @@ describe('bash under bubblewrap (workspace-write)', async () => {
     expect(text(r)).toMatch(/^ok\ntouch: cannot touch '\/etc\/toolgate-escape': Read-only file system\nrc=1$/)
     expect(readFileSync(join(h.root, 'inside.txt'), 'utf8')).toBe('ok\n')
   })
+  it.skipIf(!probe.available)(
+    'an auto-run file the command makes is renamed after it, and the model is told',
+    async () => {
+      const h = harness({ sandbox: 'workspace-write', killGraceMs: 300 })
+      const r = await h.call('bash', { command: 'echo "echo evil" > .envrc && echo made' })
+      expect(r.value).toMatchObject({
+        sandbox: 'bubblewrap',
+        exitCode: 0,
+        notes: [
+          'sandbox: .envrc was created by the command and renamed to .envrc.toolgate-blocked: direnv runs it as code when a shell enters the directory, so a command may not create it. Write it under another name and ask the user to put it in place.',
+        ],
+      })
+      expect(text(r)).toBe(
+        'made\n[sandbox: .envrc was created by the command and renamed to .envrc.toolgate-blocked: direnv runs it as code when a shell enters the directory, so a command may not create it. Write it under another name and ask the user to put it in place.]',
+      )
+      expect(existsSync(join(h.root, '.envrc'))).toBe(false)
+      expect(readFileSync(join(h.root, '.envrc.toolgate-blocked'), 'utf8')).toBe('echo evil\n')
+    },
+  )
   it.skipIf(!probe.available)('timeout still kills everything inside the sandbox', async () => {
     const h = harness({ sandbox: 'workspace-write', killGraceMs: 300 })
     const started = Date.now()

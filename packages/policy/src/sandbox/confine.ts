@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs'
 import { bwrapArgs } from './bwrap.js'
 import { bashEnvironment, gitConfigEnvironment } from './environment.js'
+import { blockNewAutoRun } from './new-auto-run.js'
 import { blockNewRepositories } from './new-repositories.js'
 import { probeSandbox } from './probe.js'
 import { planProfile } from './profile.js'
@@ -62,15 +63,18 @@ export async function confine(
       if (finished !== undefined) return finished
       if (fd !== undefined) closeSync(fd)
       // Git's state first (the index written back names the gitlinks to look at), then the
-      // repositories the command made.
+      // repositories and auto-run files the command made (one walk for both).
       const synced = plan.stages.flatMap((stage) => stage.sync())
-      finished =
-        plan.repositories === undefined
-          ? synced
-          : [
-              ...synced,
-              ...blockNewRepositories(plan.repositories, scanWorkspace(plan.repositories.root).repositories),
-            ]
+      const after = plan.repositories === undefined ? undefined : scanWorkspace(plan.repositories.root)
+      finished = [
+        ...synced,
+        ...(plan.repositories === undefined || after === undefined
+          ? []
+          : blockNewRepositories(plan.repositories, after.repositories)),
+        ...(plan.autoRun === undefined || after === undefined
+          ? []
+          : blockNewAutoRun(plan.autoRun, after.autoRun)),
+      ]
       return finished
     },
   }

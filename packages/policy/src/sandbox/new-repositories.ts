@@ -1,5 +1,6 @@
-import { lstatSync, readFileSync, readlinkSync, renameSync, symlinkSync } from 'node:fs'
+import { lstatSync, readFileSync, readlinkSync, symlinkSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
+import { renameBlocked, workspaceRelative } from './blocked-rename.js'
 import { realOrUndefined } from './fs-kind.js'
 import { readGitConfig } from './git-config.js'
 import { indexGitlinks } from './git-index.js'
@@ -36,7 +37,6 @@ export interface RepositorySnapshot {
 
 /** Change times are set by the kernel's coarse clock, which may lag `Date.now()` by a tick. */
 const CLOCK_SLACK_MS = 1000
-const BLOCKED = '.toolgate-blocked'
 
 /** The repository's index and its object id size (SHA-256 repositories say so in their config). */
 export function repositoryIndex(
@@ -118,18 +118,12 @@ export function blockNewRepositories(snapshot: RepositorySnapshot, walked: reado
     if (snapshot.mounted.has(path)) continue
     if (Number(st.ctimeMs) < snapshot.startedMs - CLOCK_SLACK_MS) continue
     if (!isRepository(path, st)) continue
-    const blocked = blockedName(path)
-    if (!realDirectoriesBetween(root, dirname(path))) continue
-    try {
-      renameSync(path, blocked)
-    } catch (error) {
-      notes.push(
-        `sandbox: ${rel(root, path)} was created by the command and could not be renamed (${(error as NodeJS.ErrnoException).code ?? 'error'}): do not run git in ${where(root, path)} before removing it`,
-      )
-      continue
-    }
+    const renamed = renameBlocked(root, path)
+    if (renamed.kind === 'skipped') continue
     notes.push(
-      `sandbox: ${rel(root, path)} was created by the command and renamed to ${rel(root, blocked)}: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters ${where(root, path)}). Make repositories outside the workspace (under /tmp), or run \`git init\` yourself.`,
+      renamed.kind === 'failed'
+        ? `sandbox: ${rel(root, path)} was created by the command and could not be renamed (${renamed.code}): do not run git in ${where(root, path)} before removing it`
+        : `sandbox: ${rel(root, path)} was created by the command and renamed to ${rel(root, renamed.to)}: the host's git would read its configuration and hooks (as a submodule, or in a shell that enters ${where(root, path)}). Make repositories outside the workspace (under /tmp), or run \`git init\` yourself.`,
     )
   }
   if (snapshot.topLink !== undefined) {
@@ -174,40 +168,7 @@ function isRepository(
   }
 }
 
-/** The rename must not follow a link the command left in the path (it could lead out). */
-function realDirectoriesBetween(root: string, dir: string): boolean {
-  let current = dir
-  while (current !== root) {
-    try {
-      if (!lstatSync(current).isDirectory()) return false
-    } catch {
-      return false
-    }
-    const up = dirname(current)
-    if (up === current) return false
-    current = up
-  }
-  return true
-}
-
-function blockedName(path: string): string {
-  let candidate = `${path}${BLOCKED}`
-  for (let n = 2; exists(candidate); n++) candidate = `${path}${BLOCKED}-${n}`
-  return candidate
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path)
-    return true
-  } catch {
-    return false
-  }
-}
-
-function rel(root: string, path: string): string {
-  return relative(root, path) || '.'
-}
+const rel = workspaceRelative
 
 function where(root: string, path: string): string {
   const dir = relative(root, dirname(path))

@@ -8,6 +8,7 @@ import { gitLayout, inside } from './git-layout.js'
 import { type GitStage, stageGitdir } from './git-staging.js'
 import { emptyFile, privateDir } from './host-files.js'
 import type { Mount } from './mounts.js'
+import { type AutoRunSnapshot, snapshotAutoRun } from './new-auto-run.js'
 import {
   type RepositorySnapshot,
   repositoryCandidates,
@@ -36,6 +37,8 @@ export interface ProfilePlan {
   readonly cwd: string
   /** Writable profiles: the repositories before the command (`blockNewRepositories` after it). */
   readonly repositories: RepositorySnapshot | undefined
+  /** Writable profiles: the auto-run files before the command (`blockNewAutoRun` after it). */
+  readonly autoRun: AutoRunSnapshot | undefined
 }
 
 export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = process.env): ProfilePlan {
@@ -70,6 +73,7 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
 
   const stages: GitStage[] = []
   let repositories: RepositorySnapshot | undefined
+  let autoRun: AutoRunSnapshot | undefined
   try {
     const scan = scanWorkspace(root)
     if (writable) {
@@ -126,7 +130,10 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
           mounts.push({ kind: 'empty-file', source: emptyFile(), target: file })
         }
       }
-      for (const auto of AUTO_RUN_PATHS) mounts.push(...readOnlyIfExists(join(root, auto.path)))
+      // Auto-run files: existing ones read-only (at any depth the walk reaches); missing ones are
+      // not covered (an empty file changes what those tools do): renamed after the command.
+      const autoRunNow = new Set([...AUTO_RUN_PATHS.map((auto) => join(root, auto.path)), ...scan.autoRun])
+      for (const path of [...autoRunNow].sort()) mounts.push(...readOnlyIfExists(path))
       for (const rc of SHELL_RC_FILES) mounts.push(...readOnlyIfExists(join(root, rc)))
       const toolgate = join(root, '.toolgate')
       mounts.push(
@@ -145,6 +152,14 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
         }
       }
     }
+    if (writable) {
+      autoRun = snapshotAutoRun(
+        root,
+        scan.autoRun,
+        mounts.map((m) => m.target),
+        startedMs,
+      )
+    }
     if (policy.exposeEnvFiles !== true) {
       for (const file of scan.envFiles) mounts.push(...hideIfExists(file))
     }
@@ -158,7 +173,7 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
     throw error
   }
   const cwd = policy.cwd === undefined ? root : resolve(root, policy.cwd)
-  return { mounts, stages, network, cwd, repositories }
+  return { mounts, stages, network, cwd, repositories, autoRun }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type Dirent, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { autoRunAt } from './new-auto-run.js'
 import { looksBare } from './new-repositories.js'
 
 /**
@@ -10,6 +11,8 @@ import { looksBare } from './new-repositories.js'
  *   trees): read-only, so their configuration and hooks cannot be changed for the host's git.
  * - `.git` entries and bare layouts anywhere: the same walk after the command finds the ones it
  *   made (`new-repositories.ts`).
+ * - auto-run files (`AUTO_RUN_PATHS`) anywhere: existing ones read-only; the same walk after the
+ *   command finds the ones it made (`new-auto-run.ts`).
  *
  * Symbolic links are not followed; dependency and build-cache directories are skipped
  * (`SKIPPED_DIRS`). The walk stops after `MAX_ENTRIES` entries or below `MAX_DEPTH`; `complete`
@@ -23,6 +26,8 @@ export interface WorkspaceScan {
    * directory laid out as a bare gitdir (`looksBare`); see `new-repositories.ts`.
    */
   readonly repositories: readonly string[]
+  /** Every entry at an auto-run path (`sub/.envrc`, `.vscode/tasks.json`), of any type. */
+  readonly autoRun: readonly string[]
   readonly complete: boolean
 }
 
@@ -62,6 +67,7 @@ export function scanWorkspace(
   const envFiles: string[] = []
   const nestedGit: string[] = []
   const repositories: string[] = []
+  const autoRun: string[] = []
   let seen = 0
   let complete = true
   let level: string[] = [root]
@@ -77,7 +83,7 @@ export function scanWorkspace(
       seen += entries.length
       if (seen > maxEntries) {
         complete = false
-        return { envFiles, nestedGit, repositories, complete }
+        return { envFiles, nestedGit, repositories, autoRun, complete }
       }
       if (looksBare(new Set(entries.map((e) => e.name)))) repositories.push(join(dir, 'HEAD'))
       for (const e of entries) {
@@ -87,6 +93,7 @@ export function scanWorkspace(
           repositories.push(path)
           continue
         }
+        if (autoRunAt(path) !== undefined) autoRun.push(path)
         if (e.isDirectory()) {
           if (SKIPPED_DIRS.has(e.name)) continue
           if (depth + 1 > maxDepth) complete = false
@@ -98,5 +105,5 @@ export function scanWorkspace(
     }
     level = next
   }
-  return { envFiles, nestedGit, repositories, complete }
+  return { envFiles, nestedGit, repositories, autoRun, complete }
 }
