@@ -27,7 +27,7 @@ describe('precedence', () => {
     const d = engine.decide(bash('git commit -m wip'))
     expect(d).toMatchObject({ kind: 'deny', step: 'deny-rule' })
     expect(d.kind === 'deny' && d.reason).toBe(
-      `Permission denied: the rule "deny bash(git commit:*)" (${sb.root}/.toolgate/settings.json) forbids this bash call ("git commit -m wip"). It did not run. Do not retry it; use a different approach or ask the user.`,
+      `Permission denied: the rule "deny bash(git commit:*)" (.toolgate/settings.json) forbids this bash call ("git commit -m wip"). It did not run. Do not retry it; use a different approach or ask the user.`,
     )
   })
 
@@ -60,7 +60,7 @@ describe('precedence', () => {
     const d = engine.decide(call('write', { path: outside, content: 'x' }))
     expect(d).toMatchObject({ kind: 'deny', step: 'workspace-boundary' })
     expect(d.kind === 'deny' && d.reason).toBe(
-      `Permission denied: this write call writes ${outside}, outside the workspace (${sb.root}); the workspace-write preset only writes inside the workspace. It did not run. Write inside the workspace instead, or ask the user to allow it.`,
+      `Permission denied: this write call writes ${outside}, outside the workspace; the workspace-write preset only writes inside the workspace. It did not run. Write inside the workspace instead, or ask the user to allow it.`,
     )
     // danger-full-access lifts the boundary (the allow rule then decides)
     expect(

@@ -37,6 +37,22 @@ describe('settings files', () => {
     )
   })
 
+  test('model text names a user-file rule as "the user settings", never its host path (issue 17)', () => {
+    const user = sb.write(
+      'home/.toolgate/settings.json',
+      JSON.stringify({ permissions: { deny: ['webfetch'], ask: ['bash(make:*)'] } }),
+    )
+    const engine = engineFor(sb, { userSettingsPath: user, approvalPolicy: 'never' })
+    const d = engine.decide(call('webfetch', { url: 'https://x.example' }))
+    expect(d.kind === 'deny' && d.reason).toBe(
+      'Permission denied: the rule "deny webfetch" (the user settings) forbids this webfetch call. It did not run. Do not retry it; use a different approach or ask the user.',
+    )
+    const a = engine.decide(bash('make all'))
+    expect(a.kind === 'deny' && a.reason).toBe(
+      `This bash call needs approval (the rule "ask bash(make:*)" (the user settings) requires approval for "make all"), but no one can approve it in this session (approval policy 'never'), so it did not run. The rule "ask bash(make:*)" (the user settings) requires a person's approval every time; use a different approach, or ask the user to run it in an interactive session.`,
+    )
+  })
+
   test('the user file defaults to ~/.toolgate/settings.json under the injected home', () => {
     sb.write('home/.toolgate/settings.json', JSON.stringify({ permissions: { deny: ['bash(make:*)'] } }))
     const engine = engineFor(sb, { userSettingsPath: undefined })

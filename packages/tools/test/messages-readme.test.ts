@@ -4,7 +4,10 @@ import { join } from 'node:path'
 import { initShellParser } from '@toolgate/policy'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { type MessageRow, messageTable, readmeSection } from '../../core/test/support/message-table.js'
-import { changedError, fsError, unsupportedError } from '../src/fs/errors.js'
+import { changedError, fsError, unsupportedError, vanishedError } from '../src/fs/errors.js'
+import { ripgrepAvailable } from '../src/index.js'
+import { sandboxError, startError } from '../src/tools/bash-errors.js'
+import { READ_MAX_IMAGE_BYTES } from '../src/tools/read.js'
 import { harness, tempDir, text } from './helpers.js'
 
 // Issue 17: the README lists every message the tools write for the model after a failure, with
@@ -12,7 +15,13 @@ import { harness, tempDir, text } from './helpers.js'
 // cannot provoke on this host, from the functions that write them), so the table cannot drift.
 // `UPDATE_README=1 npx vitest run packages/tools/test/messages-readme.test.ts` rewrites it.
 
-beforeAll(() => initShellParser())
+let hasRg = false
+beforeAll(async () => {
+  await initShellParser()
+  hasRg = await ripgrepAvailable()
+  // The grep rows come from both backends; CI installs ripgrep (as the grep tests require).
+  if (!hasRg && process.env.CI) throw new Error('ripgrep (rg) is not installed; CI installs it')
+})
 
 async function rows(): Promise<MessageRow[]> {
   const h = harness()
@@ -55,6 +64,31 @@ async function rows(): Promise<MessageRow[]> {
   await add('a file', 'ls', { path: 'short.txt' })
   await add('a file', 'glob', { pattern: '*.ts', path: 'short.txt' })
   await add('an unknown job', 'job_output', { job_id: 'job_9' })
+  // A PNG header on a file one byte over the image limit (the size is checked before decoding).
+  const png = Buffer.alloc(READ_MAX_IMAGE_BYTES + 1)
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png)
+  w('big.png', png)
+  await add('an image over the limit', 'read', { path: 'big.png' })
+  await add("a class that matches only '/'", 'glob', { pattern: 'src/[/]x' })
+  await add("an unclosed '{'", 'glob', { pattern: 'src/{a,b' })
+  await add("a stray '}'", 'glob', { pattern: 'src/a}' })
+  const js = harness({ root: h.root, grepBackend: 'js' })
+  const jsAdd = async (when: string, args: Record<string, unknown>) => {
+    const r = await js.call('grep', args as never)
+    expect([when, r.isError]).toEqual([when, true])
+    out.push({ kind: r.error!.kind, code: r.error!.code, when: `grep: ${when}`, message: text(r) })
+  }
+  await jsAdd('an invalid glob', { pattern: 'x', glob: '*.{ts' })
+  await jsAdd('an invalid regular expression (without ripgrep)', { pattern: '(unclosed' })
+  const rg = harness({ root: h.root, grepBackend: 'ripgrep' })
+  const r = await rg.call('grep', { pattern: '(unclosed' })
+  expect(r.isError).toBe(true)
+  out.push({
+    kind: r.error!.kind,
+    code: r.error!.code,
+    when: 'grep: an invalid regular expression (ripgrep)',
+    message: text(r),
+  })
   for (const [code, action] of [
     ['EACCES', 'read'],
     ['ELOOP', 'read'],
@@ -81,6 +115,24 @@ async function rows(): Promise<MessageRow[]> {
   out.push({
     kind: 'tool_error',
     code: 'TOOL_ERROR',
+    when: 'write: a file replaced while it was opened',
+    message: changedError('notes.md', 'write').message,
+  })
+  out.push({
+    kind: 'tool_error',
+    code: 'TOOL_ERROR',
+    when: 'write: a new file that appeared and disappeared while it was created',
+    message: vanishedError('notes.md').message,
+  })
+  for (const [when, e] of [
+    ['bash could not be spawned', startError(new Error('spawn bash ENOENT'))],
+    ['the sandbox profile could not be prepared', sandboxError(new Error('EACCES'))],
+  ] as const) {
+    out.push({ kind: 'tool_error', code: e.code!, when: `bash: ${when}`, message: e.message })
+  }
+  out.push({
+    kind: 'tool_error',
+    code: 'TOOL_ERROR',
     when: 'read: a platform without O_NOFOLLOW',
     message: unsupportedError('read').message,
   })
@@ -88,7 +140,8 @@ async function rows(): Promise<MessageRow[]> {
 }
 
 describe('tools README: every failure message', () => {
-  it('is listed with its size in tokens', async () => {
+  it('is listed with its size in tokens', async (ctx) => {
+    if (!hasRg) ctx.skip() // the ripgrep row needs rg (CI fails in beforeAll instead)
     const { actual, expected } = readmeSection(
       new URL('../README.md', import.meta.url),
       'tool-messages',

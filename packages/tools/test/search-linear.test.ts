@@ -121,7 +121,7 @@ describe('glob matcher (linear time)', () => {
     const h = harness()
     const r = await h.call('glob', { pattern: 'a'.repeat(5000) })
     expect(r.error?.message).toBe(
-      `Invalid glob pattern ${JSON.stringify('a'.repeat(5000))}: the pattern is 5000 characters long, over the limit of 4096. Check the pattern syntax.`,
+      `Invalid glob pattern ${JSON.stringify('a'.repeat(5000))}: the pattern is 5000 characters long, over the limit of 4096. Correct the pattern and call glob again.`,
     )
   })
 })

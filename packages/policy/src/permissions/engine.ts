@@ -209,6 +209,17 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     return insideRoot(p, root) ?? insideRoot(p, rootLexical)
   }
 
+  /**
+   * The rule as the model reads it (issue 17): its settings file relative to the workspace, or
+   * none (then "the user settings" / "the project settings"), so no host path outside the
+   * workspace reaches model text. The decision and the audit keep the full path.
+   */
+  function shown(rule: LoadedRule): LoadedRule {
+    const { file, ...rest } = rule
+    const rel = file === undefined || rule.source !== 'project' ? undefined : relativeToRoot(file)
+    return rel ? { ...rest, file: rel } : rest
+  }
+
   function pathRuleMatches(rule: LoadedRule, rp: ResolvedPath, forms: 'any' | 'real'): boolean {
     if (rule.matcher.kind !== 'path') return false
     const m = rule.matcher
@@ -317,7 +328,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
     if (d !== undefined) {
       return deny(
         'deny-rule',
-        messages.denyRule(call.name, d.rule, d.subject),
+        messages.denyRule(call.name, shown(d.rule), d.subject),
         `denied by the rule ${ruleText(d.rule)}`,
         d.rule,
       )
@@ -359,7 +370,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
         return {
           decision: deny(
             'workspace-boundary',
-            messages.boundary(call.name, outside, root, preset),
+            messages.boundary(call.name, outside, preset),
             `writes ${outside}, outside the workspace, in the ${preset} preset`,
           ),
           subj,
@@ -373,7 +384,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       return {
         decision: ask(
           'ask-rule',
-          `the rule ${ruleText(a.rule)} requires approval${a.subject ? ` for ${a.subject}` : ''}`,
+          `the rule ${ruleText(shown(a.rule))} requires approval${a.subject ? ` for ${a.subject}` : ''}`,
           false,
           a.rule,
         ),
@@ -576,7 +587,7 @@ export function createPermissionEngine(options: PermissionOptions): PermissionEn
       const rule = rules.find(
         (r) => r.text === d.rule?.text && r.source === d.rule?.source && r.action === 'ask',
       )
-      if (rule !== undefined) return messages.headlessAskRule(rule)
+      if (rule !== undefined) return messages.headlessAskRule(shown(rule))
     }
     if (d.step === 'protected-path' || d.step === 'workspace-boundary') return messages.headlessNoRule
     const suggested = suggestRules(call, subj)

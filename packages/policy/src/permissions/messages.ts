@@ -31,8 +31,8 @@ export const messages = {
     `Permission denied: the rule ${ruleText(rule)} forbids this ${tool} call${subject === undefined ? '' : ` (${subject})`}. It did not run. Do not retry it; use a different approach or ask the user.`,
   protectedDeny: (tool: string, subject: string, why: string) =>
     `Permission denied: this ${tool} call touches ${subject}, a protected path (${why}). Protected paths are enforced in every mode and no rule can allow them. It did not run. Do not retry it; if the change is really needed, ask the user to make it themselves.`,
-  boundary: (tool: string, subject: string, root: string, preset: string) =>
-    `Permission denied: this ${tool} call writes ${subject}, outside the workspace (${root}); the ${preset} preset only writes inside the workspace. It did not run. Write inside the workspace instead, or ask the user to allow it.`,
+  boundary: (tool: string, subject: string, preset: string) =>
+    `Permission denied: this ${tool} call writes ${subject}, outside the workspace; the ${preset} preset only writes inside the workspace. It did not run. Write inside the workspace instead, or ask the user to allow it.`,
   unresolvable: (tool: string, subject: string) =>
     `Permission denied: this ${tool} call names ${subject}, whose symbolic links could not be resolved (a loop or too many links). It did not run. Use a plain path inside the workspace.`,
   badArguments: (tool: string, problem: string) =>

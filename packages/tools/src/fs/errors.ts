@@ -95,6 +95,14 @@ export function refusalError(shown: string, refusal: TargetRefusal, tool: FileTo
   }
 }
 
+/** The path appeared and disappeared again while write was creating it (a racing program). */
+export function vanishedError(shown: string): ToolError {
+  return new ToolError(
+    `${shown} appeared and disappeared while write was creating it, so nothing was written. Try again; if it keeps happening, another program is changing that path.`,
+    { info: { code: 'PATH_CHANGED', path: shown } },
+  )
+}
+
 /** The file changed identity between lstat, open and the descriptor check (a racing rename). */
 export function changedError(shown: string, tool: FileTool): ToolError {
   return new ToolError(

@@ -1,7 +1,7 @@
 import type { FileHandle } from 'node:fs/promises'
 import { ToolError, type ToolRunContext } from '@toolgate/core'
 import type { ToolsEnv } from '../context.js'
-import { fsError } from './errors.js'
+import { fsError, vanishedError } from './errors.js'
 import { type FileStamp, stampOf } from './observations.js'
 import { createFile, type OpenedFile, openExisting, type Target } from './open-file.js'
 
@@ -90,10 +90,7 @@ export async function openForWrite(env: ToolsEnv, target: Target): Promise<Curre
     const created = await createFile(env, target)
     if (created !== 'exists') return { exists: false, file: created }
   }
-  throw new ToolError(
-    `${target.shown} appeared and disappeared while write was creating it, so nothing was written. Try again; if it keeps happening, another program is changing that path.`,
-    { info: { code: 'PATH_CHANGED', path: target.shown } },
-  )
+  throw vanishedError(target.shown)
 }
 
 /** Throw the model-facing refusal unless the model has read exactly the current version. */

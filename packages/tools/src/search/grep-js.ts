@@ -112,9 +112,12 @@ function compileFileGlob(glob: string): FileGlob {
     return fileGlob(glob)
   } catch (error) {
     if (!(error instanceof GlobPatternError)) throw error
-    throw new ToolError(`Invalid glob ${JSON.stringify(glob)}: ${error.message}. Check the glob syntax.`, {
-      info: { code: 'INVALID_GLOB' },
-    })
+    throw new ToolError(
+      `Invalid glob ${JSON.stringify(glob)}: ${error.message}. Correct the glob and call grep again.`,
+      {
+        info: { code: 'INVALID_GLOB' },
+      },
+    )
   }
 }
 

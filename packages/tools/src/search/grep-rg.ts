@@ -108,7 +108,11 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
     }
     const { code, error } = await closed
     request.signal.throwIfAborted()
-    if (error !== undefined) throw new ToolError(`ripgrep could not start: ${error.message}`)
+    if (error !== undefined)
+      throw new ToolError(
+        'grep could not start ripgrep on this host, so nothing was searched. Retry once; if it fails again, search with bash (e.g. grep -rn).',
+        { code: 'GREP_FAILED', cause: error },
+      )
     // 0: matches, 1: none, 2: an error (with or without matches elsewhere).
     if (code === 2 && out.totalFiles === 0) {
       const message = stderr.trim().split('\n').slice(0, 8).join('\n')

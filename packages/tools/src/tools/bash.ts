@@ -5,7 +5,7 @@
 // return the typed handle.
 
 import { StringDecoder } from 'node:string_decoder'
-import { type ContentBlock, defineTool, type JsonValue, ToolError, type ToolRunContext } from '@toolgate/core'
+import { type ContentBlock, defineTool, type JsonValue, type ToolRunContext } from '@toolgate/core'
 import {
   bashEnvironment,
   type Confinement,
@@ -20,6 +20,7 @@ import { runProcess } from '../bash/process.js'
 import type { ToolsEnv } from '../context.js'
 import { count, plural } from '../util/format.js'
 import { presenter } from '../util/present.js'
+import { sandboxError, startError } from './bash-errors.js'
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000
 export const BASH_MAX_TIMEOUT_MS = 600_000
@@ -154,9 +155,7 @@ export function bashTool(env: ToolsEnv) {
         await Promise.all([stdout.finish(), stderr.finish()]) // close any spill file
         c.finish()
         if (exec.signal.aborted) throw exec.signal.reason
-        throw new ToolError(
-          `Could not start bash: ${(error as Error).message}. Check that bash is installed and on PATH.`,
-        )
+        throw startError(error)
       }
       const notes = c.finish()
       const [out, err] = await Promise.all([stdout.finish(), stderr.finish()])
@@ -231,9 +230,7 @@ async function confined(env: ToolsEnv, command: string): Promise<Contained> {
     try {
       c = await confine(argv, env.sandbox, env.bwrapPath === undefined ? {} : { bwrapPath: env.bwrapPath })
     } catch (error) {
-      throw new ToolError(
-        `The sandbox could not be prepared: ${(error as Error).message}. The command was not run.`,
-      )
+      throw sandboxError(error)
     }
   }
   if (c.enforcement !== 'none') return { ...c, pidNamespace: true }

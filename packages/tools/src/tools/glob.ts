@@ -102,7 +102,7 @@ function compilePattern(written: string, pattern: string): GlobMatcher {
   } catch (error) {
     if (!(error instanceof GlobPatternError)) throw error
     throw new ToolError(
-      `Invalid glob pattern ${JSON.stringify(written)}: ${error.message}. Check the pattern syntax.`,
+      `Invalid glob pattern ${JSON.stringify(written)}: ${error.message}. Correct the pattern and call glob again.`,
       {
         info: { code: 'INVALID_GLOB' },
       },
