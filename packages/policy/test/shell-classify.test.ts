@@ -170,3 +170,34 @@ describe('splitCompound', () => {
     expect(splitCompound('')).toBeUndefined()
   })
 })
+
+describe('classifyCommand: where bash and the parser read the text differently', () => {
+  test('a carriage return, vertical tab or form feed: not analysed, with what to write instead', () => {
+    expect(classifyCommand('find . {-fprint,\rPWN}')).toEqual({
+      readOnly: false,
+      unsure: true,
+      reason:
+        "the command contains a carriage return (CR), which bash reads as part of a word and the parser as a blank (write $'\\r' if you mean the character)",
+      reasons: [
+        "the command contains a carriage return (CR), which bash reads as part of a word and the parser as a blank (write $'\\r' if you mean the character)",
+      ],
+      commands: [],
+      writes: [],
+    })
+    expect(classifyCommand('ls\v-la').reason).toContain(
+      "a vertical tab, which bash reads as part of a word and the parser as a blank (write $'\\v'",
+    )
+    expect(classifyCommand('ls\f').reason).toContain('a form feed, which bash reads')
+    // A tab is a blank to both.
+    expect(classifyCommand('ls\t-la').readOnly).toBe(true)
+  })
+
+  test('a here-string after a compound statement is analysed like any redirect', () => {
+    for (const command of ['until true; do ls; done <<< `rm x`', 'if true; then ls; fi <<< $(rm x)']) {
+      const c = classifyCommand(command)
+      expect(c.readOnly).toBe(false)
+      expect(c.reason).toBe('rm changes files')
+    }
+    expect(classifyCommand('while read -r l; do echo "$l"; done <<< "a b"').readOnly).toBe(true)
+  })
+})

@@ -100,6 +100,22 @@ export const UNSAFE: readonly string[] = [
   'local x=1',
   'env LD_PRELOAD=x ls',
   'env -i rm x',
+  // dropping the variables bash runs with (GIT_OPTIONAL_LOCKS=0, GIT_CONFIG_*): git status
+  // would rewrite the index and run the post-index-change hook
+  'env -i git status',
+  'env - git status',
+  'env -u GIT_OPTIONAL_LOCKS git status',
+  'env --unset=GIT_CONFIG_COUNT git diff',
+  'env -0u GIT_OPTIONAL_LOCKS git status',
+  // blanks to the parser, word characters to bash
+  'find . {-fprint,\rPWN}',
+  'find . {-fprint,\vPWN}',
+  'find . {-fprint,\fPWN}',
+  'ls\r',
+  // here-strings after compound statements (no field in the parser's tree)
+  'until true; do ls; done <<< `rm x`',
+  'while false; do ls; done <<< $(rm x)',
+  'if true; then ls; fi <<< $(rm x)',
   'env rm x',
   'env -S "rm x"',
   'env $X',

@@ -52,8 +52,27 @@ export function classifyUncached(command: string): CommandClassification {
   return analyze(command, START, 0).classification
 }
 
+/**
+ * Characters tree-sitter-bash skips as blanks where bash does not (bash's blanks are space and
+ * tab): `find . {-fprint,\rPWN}` is one brace expansion to bash, two plain words to the parser
+ * (found by the differential fuzzer). A command with one is not analysed at all.
+ */
+const PARSER_ONLY_BLANK = /[\r\v\f]/
+const PARSER_ONLY_BLANKS: Readonly<Record<string, { readonly name: string; readonly spelling: string }>> = {
+  '\r': { name: 'a carriage return (CR)', spelling: "$'\\r'" },
+  '\v': { name: 'a vertical tab', spelling: "$'\\v'" },
+  '\f': { name: 'a form feed', spelling: "$'\\f'" },
+}
+
 function analyze(command: string, cwd: Cwd, depth: number): Analysis {
   if (command.includes('\0')) return failed('the command contains a NUL byte')
+  const blank = PARSER_ONLY_BLANK.exec(command)
+  if (blank !== null) {
+    const { name, spelling } = PARSER_ONLY_BLANKS[blank[0]]!
+    return failed(
+      `the command contains ${name}, which bash reads as part of a word and the parser as a blank (write ${spelling} if you mean the character)`,
+    )
+  }
   if (command.length > MAX_COMMAND_LENGTH)
     return failed(`the command is longer than ${MAX_COMMAND_LENGTH} characters and is not analysed`)
   if (depth > MAX_CODE_DEPTH) return failed('shell code nested in shell code this deep is not analysed')

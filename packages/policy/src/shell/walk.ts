@@ -291,7 +291,7 @@ function walkRedirected(node: Node, st: WalkState, ctx: Ctx): void {
 
 function walkRedirectedWith(node: Node, extra: readonly Node[], st: WalkState, ctx: Ctx): void {
   const body = node.childForFieldName('body')
-  const redirects = [...redirectsOf(node), ...extra]
+  const redirects = [...redirectsOf(node, st), ...extra]
   if (body === null) {
     // `> file` alone truncates a file.
     const col = collectRedirects(redirects, st)
@@ -378,9 +378,22 @@ function walkTrailing(node: Node, redirects: readonly Node[], st: WalkState, ctx
   }
 }
 
-function redirectsOf(node: Node): Node[] {
+const REDIRECTS: ReadonlySet<string> = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect'])
+
+/**
+ * Every redirect of a redirected statement, whatever field the parser filed it under:
+ * tree-sitter-bash hangs a here-string after a compound statement (`while ...; done <<< $(x)`)
+ * on no field at all (found by the differential fuzzer). Anything else beside the body is refused.
+ */
+function redirectsOf(node: Node, st: WalkState): Node[] {
+  const body = node.childForFieldName('body')
   const out: Node[] = []
-  for (const r of node.childrenForFieldName('redirect')) if (r !== null) out.push(r)
+  for (const c of childrenOf(node)) {
+    if (body !== null && c.id === body.id) continue
+    const { type, named } = kindOf(c)
+    if (REDIRECTS.has(type)) out.push(c)
+    else if (named) structural(st, `'${type}' beside a redirected statement is not analysed`, true)
+  }
   return out
 }
 
@@ -651,8 +664,7 @@ function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState,
 function nextRedirect(children: readonly Node[], i: number): Node | undefined {
   const n = children[i + 1]
   if (n === undefined) return undefined
-  const t = kindOf(n).type
-  return t === 'file_redirect' || t === 'heredoc_redirect' || t === 'herestring_redirect' ? n : undefined
+  return REDIRECTS.has(kindOf(n).type) ? n : undefined
 }
 
 /**

@@ -482,13 +482,18 @@ export function wrap(
 
 // GNU env 9.1: options stop at the first operand; NAME=VALUE operands, then the command.
 const ENV = stop({
-  short: 'i0vu:',
-  shortSpecs: { C: tagged(arg, 'chdir'), S: tagged(arg, 'split') },
+  short: '0v',
+  shortSpecs: {
+    C: tagged(arg, 'chdir'),
+    S: tagged(arg, 'split'),
+    i: tagged(flag, 'clears'),
+    u: tagged(arg, 'clears'),
+  },
   long: {
-    'ignore-environment': flag,
+    'ignore-environment': tagged(flag, 'clears'),
     null: flag,
     debug: flag,
-    unset: arg,
+    unset: tagged(arg, 'clears'),
     chdir: tagged(arg, 'chdir'),
     'split-string': tagged(arg, 'split'),
     'block-signal': optArg,
@@ -542,12 +547,17 @@ function judgeEnv(args: readonly Word[], ctx: JudgeContext, inner: InnerJudge): 
   }
   const j = inner(command, { depth: ctx.depth + 1, stdin: ctx.stdin })
   const chdir = p.options.find((o) => o.spec.tag === 'chdir')
+  // Dropping variables drops the ones bash runs with for safety (GIT_OPTIONAL_LOCKS=0 keeps
+  // `git status` from rewriting the index and running its hooks; GIT_CONFIG_* turn off fsmonitor).
+  const clears = p.options.find((o) => o.spec.tag === 'clears')
   const why =
     unsafe !== undefined
       ? unsafe.replace(/^env /, '')
-      : chdir !== undefined
-        ? 'runs the command in another directory'
-        : undefined
+      : clears !== undefined
+        ? `drops environment variables (env ${clears.name}) that keep the command from writing or running hooks`
+        : chdir !== undefined
+          ? 'runs the command in another directory'
+          : undefined
   return wrap('env', j, command, why)
 }
 

@@ -74,6 +74,11 @@ export const ISSUE_12_CORPUS: readonly string[] = [
   'hostname -i',
   'java -version',
   `sed 'l\n:a;w .git/hooks/pre-commit'`,
+  'find . {-fprint,\rPWN}',
+  `until true; do ls; done <<< \`${PAYLOAD} until-herestring\``,
+  `if true; then ls; fi <<< $(${PAYLOAD} if-herestring)`,
+  'env -i git status',
+  'env -u GIT_OPTIONAL_LOCKS git status',
   // Network.
   'cat < /dev/tcp/127.0.0.1/80',
   'echo x > /dev/udp/127.0.0.1/53',

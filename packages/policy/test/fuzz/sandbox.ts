@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { gitConfigEnvironment } from '@toolgate/policy'
 import { SANDBOX_CWD, SANDBOX_HOME } from './fixture.js'
 import { SANDBOX_MARKER_BIN, SANDBOX_MARKER_DIR } from './markers.js'
 import { TRACED_SYSCALLS } from './trace.js'
@@ -52,6 +53,10 @@ const SANDBOX_ENV: Readonly<Record<string, string>> = {
   LOGNAME: 'agent',
   SHELL: '/bin/bash',
   LANG: 'C.UTF-8',
+  // What bash runs with in every preset (sandbox/confine.ts, tools' bash): a verdict is judged in
+  // the environment it is given for. GIT_OPTIONAL_LOCKS=0 is what keeps `git status` from
+  // rewriting the index (and running the post-index-change hook) when stat data is stale.
+  ...gitConfigEnvironment(),
 }
 
 // Limits set by the wrapper before strace starts (bash `ulimit` units: KiB and seconds).
