@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { initShellParser } from '@toolgate/policy'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { type MessageRow, messageTable, readmeSection } from '../../core/test/support/message-table.js'
 import { changedError, fsError, unsupportedError, vanishedError } from '../src/fs/errors.js'
-import { ripgrepAvailable } from '../src/index.js'
+import { EDIT_MAX_BYTES, ripgrepAvailable } from '../src/index.js'
 import { sandboxError, startError } from '../src/tools/bash-errors.js'
 import { READ_MAX_IMAGE_BYTES } from '../src/tools/read.js'
 import { harness, tempDir, text } from './helpers.js'
@@ -69,6 +69,10 @@ async function rows(): Promise<MessageRow[]> {
   Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png)
   w('big.png', png)
   await add('an image over the limit', 'read', { path: 'big.png' })
+  // Sparse: no disk used. Refused on its size before anything else (even "not read first").
+  w('huge.log', 'a\n')
+  truncateSync(join(h.root, 'huge.log'), EDIT_MAX_BYTES + 1)
+  await add('a file over the size limit', 'edit', { path: 'huge.log', old_string: 'a', new_string: 'b' })
   await add("a class that matches only '/'", 'glob', { pattern: 'src/[/]x' })
   await add("an unclosed '{'", 'glob', { pattern: 'src/{a,b' })
   await add("a stray '}'", 'glob', { pattern: 'src/a}' })
@@ -89,6 +93,21 @@ async function rows(): Promise<MessageRow[]> {
     when: 'grep: an invalid regular expression (ripgrep)',
     message: text(r),
   })
+  // ripgrep is found on PATH at each call: without it on PATH the spawn fails.
+  const path = process.env.PATH
+  process.env.PATH = join(h.root, 'no-such-dir')
+  try {
+    const r = await rg.call('grep', { pattern: 'x' })
+    expect(r.isError).toBe(true)
+    out.push({
+      kind: r.error!.kind,
+      code: r.error!.code,
+      when: 'grep: ripgrep could not be started',
+      message: text(r),
+    })
+  } finally {
+    process.env.PATH = path
+  }
   for (const [code, action] of [
     ['EACCES', 'read'],
     ['ELOOP', 'read'],
