@@ -112,6 +112,21 @@ export const UNSAFE: readonly string[] = [
   'find . {-fprint,\vPWN}',
   'find . {-fprint,\fPWN}',
   'ls\r',
+  // pip's optparse: exact names only (abbreviations), --log writes, --python runs a program
+  'pip show pip --log ~/.bashrc',
+  'pip show --lo x y',
+  'pip --python ./evil list',
+  'pip --cache-dir /tmp/c list',
+  'pip freeze -r ~/.ssh/id_rsa',
+  'pip list -lo',
+  // git SUB --help runs man; git --version ARGS is git version ARGS
+  'git --version --help',
+  'git -v --help bundle',
+  'git log --help',
+  'git version --help',
+  // version queries that start a runtime writing caches
+  'gdb --version',
+  'jshell --version',
   // here-strings after compound statements (no field in the parser's tree)
   'until true; do ls; done <<< `rm x`',
   'while false; do ls; done <<< $(rm x)',

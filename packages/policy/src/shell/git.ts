@@ -74,7 +74,9 @@ export function gitGlobals(args: readonly Word[]): GitGlobals {
     const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a
     const g = own(GLOBALS, name)
     if (g === undefined) {
-      if (a === '--version' || a === '-v' || a === '--help' || a === '-h' || a.endsWith('-path'))
+      // `git --version ARGS` is `git version ARGS` (git.c rewrites the word): a subcommand.
+      if (a === '--version' || a === '-v') return { options, sub: i }
+      if (a === '--help' || a === '-h' || a.endsWith('-path'))
         return { options: [...options, { name: a }], sub: args.length }
       return { options, sub: i, problem: `git option ${name} is not analysed` }
     }
@@ -94,7 +96,6 @@ export function judgeGit(args: readonly Word[]): Judgement {
   const g = gitGlobals(args)
   if (g.problem !== undefined) return unsure(g.problem)
   for (const o of g.options) {
-    if (o.name === '--version' || o.name === '-v') return ok('git --version only prints')
     if (o.name === '--help' || o.name === '-h') return no('git --help opens a pager or browser')
     if (o.name.endsWith('-path') && o.name !== '--exec-path') return ok(`git ${o.name} only prints`)
     if (o.name === '--exec-path' && o.value === undefined && g.sub === args.length)
@@ -106,8 +107,11 @@ export function judgeGit(args: readonly Word[]): Judgement {
   if (subWord === undefined) return unsure('git without a subcommand is not analysed')
   if (subWord.kind !== 'static')
     return unsure(`git with a subcommand only known at run time (${describeWord(subWord)})`)
-  const sub = subWord.value
+  const sub = subWord.value === '--version' || subWord.value === '-v' ? 'version' : subWord.value
   const rest = args.slice(g.sub + 1)
+  // git.c turns `git SUB --help` (exactly that word first) into `git help SUB`: man or a browser.
+  if (rest[0]?.kind === 'static' && rest[0].value === '--help')
+    return no(`git ${sub} --help opens the manual (runs man or a browser)`)
   const v = judgeSub(sub, rest)
   return { ...v, subcommand: sub }
 }

@@ -97,11 +97,14 @@ const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
   expect: { code: ['-c'], values: ['-f'], version: ['-v'] },
   tclsh: { code: [], values: ['-encoding'], version: [] },
   wish: { code: [], values: ['-encoding'], version: [] },
-  jshell: { code: [], values: [], version: ['--version'] },
+  // No version query is read-only for these: jshell starts a JVM (it writes
+  // /tmp/hsperfdata_*), gdb starts its Python (it writes __pycache__ beside its modules; found by
+  // the differential fuzzer).
+  jshell: { code: [], values: [], version: [] },
   gdb: {
     code: ['-ex', '--eval-command', '-iex', '--init-eval-command'],
     values: ['-x', '--command', '-p', '--pid'],
-    version: ['--version'],
+    version: [],
   },
   sqlite3: {
     code: ['-cmd'],

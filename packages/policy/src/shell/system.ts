@@ -82,24 +82,77 @@ export const SYSTEM: Readonly<Record<string, SystemJudge>> = {
   ),
 }
 
+// pip's options that change nothing (general ones, then each reading subcommand's own), exactly
+// as spelled: optparse accepts unique abbreviations (`pip show --lo x` is `--log x`, which writes
+// x; found by the differential fuzzer), so anything not listed here is not read-only. Left out on
+// purpose: --log and --cache-dir (write), --python (runs another interpreter), index and network
+// options (-o/--outdated, -i, --proxy, ...), and freeze -r (prints the comments of any file).
+const PIP_GENERAL = [
+  '-v',
+  '--verbose',
+  '-q',
+  '--quiet',
+  '--isolated',
+  '--require-virtualenv',
+  '--no-input',
+  '--disable-pip-version-check',
+  '--no-color',
+  '--no-python-version-warning',
+  '--no-cache-dir',
+]
+const PIP_READING: Readonly<
+  Record<string, { readonly flags: readonly string[]; readonly values: readonly string[] }>
+> = {
+  list: {
+    flags: [
+      '-l',
+      '--local',
+      '--user',
+      '--pre',
+      '--not-required',
+      '--exclude-editable',
+      '--include-editable',
+      '-e',
+      '--editable',
+    ],
+    values: ['--path', '--format', '--exclude'],
+  },
+  freeze: {
+    flags: ['-l', '--local', '--user', '--all', '--exclude-editable'],
+    values: ['--path', '--exclude'],
+  },
+  show: { flags: ['-f', '--files'], values: [] },
+  check: { flags: [], values: [] },
+}
+
 function judgePip(args: readonly string[], program: string): Judgement {
   if (args.length === 1 && own(VERSION_ONLY, program)!.includes(args[0]!))
     return ok(`${program} ${args[0]} only prints its version`)
-  const sub = args.find((a) => !a.startsWith('-'))
-  if (sub === 'list' || sub === 'freeze' || sub === 'show' || sub === 'check') {
-    if (
-      args.some(
-        (a) =>
-          /^-(-outdated|-uptodate|[a-zA-Z]*[ou])$/.test(a) ||
-          a.startsWith('--index') ||
-          a.startsWith('--extra-index') ||
-          a.startsWith('--find-links'),
-      )
-    )
-      return no(`${program} ${sub} with that option reaches the package index`)
-    return ok(`${program} ${sub} only reads installed packages`)
+  let sub: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (a === '--') break
+    if (!a.startsWith('-') || a === '-') {
+      if (sub !== undefined) continue
+      sub = a
+      if (own(PIP_READING, sub) === undefined)
+        return no(`${program} ${sub} installs packages or reaches the network`)
+      continue
+    }
+    const spec = sub === undefined ? undefined : own(PIP_READING, sub)
+    const flags = [...PIP_GENERAL, ...(spec?.flags ?? [])]
+    const name = a.startsWith('--') ? a.split('=', 1)[0]! : a
+    if (spec?.values.includes(name)) {
+      if (!a.includes('=')) i++
+      continue
+    }
+    if (flags.includes(name)) continue
+    // A cluster of one-letter flags (`-lv`).
+    if (/^-[a-zA-Z]{2,}$/.test(a) && [...a.slice(1)].every((c) => flags.includes(`-${c}`))) continue
+    return no(`${program}${sub === undefined ? '' : ` ${sub}`} with ${name} is not analysed as read-only`)
   }
-  return no(`${program} ${sub ?? ''} installs packages or reaches the network`.replace('  ', ' '))
+  if (sub === undefined) return no(`${program} without a subcommand is not analysed`)
+  return ok(`${program} ${sub} only reads installed packages`)
 }
 
 export function judgeSystem(program: string, args: readonly Word[]): Judgement {

@@ -79,6 +79,10 @@ export const ISSUE_12_CORPUS: readonly string[] = [
   `if true; then ls; fi <<< $(${PAYLOAD} if-herestring)`,
   'env -i git status',
   'env -u GIT_OPTIONAL_LOCKS git status',
+  'pip show pip --log ~/.bashrc -q',
+  'gdb --version',
+  'git --version --help',
+  'git log --help',
   // Network.
   'cat < /dev/tcp/127.0.0.1/80',
   'echo x > /dev/udp/127.0.0.1/53',
