@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApprovalService, defineTool, textOutput } from '@toolgate/core'
@@ -12,6 +20,7 @@ import {
   renderReminders,
   resultBudget,
   runAgent,
+  SpillDirectory,
   sessionTap,
 } from '../src/index.js'
 import { drain, testRuntime } from './helpers.js'
@@ -182,6 +191,29 @@ describe('resultBudget (seed 003 §9.2)', () => {
     expect((result.content[0] as { text: string }).text).toContain(
       `[Output truncated to about 1000 tokens: it has 2000 lines (~32000 tokens). The full output could not be saved (${join(root, '.toolgate')} is a symbolic link; spill files go only into a real directory); re-run the command with narrower output if you need lines 38-1985.]`,
     )
+  })
+
+  it('SpillDirectory.copy: a fresh file each time, never over an existing one, never through a link', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'agent-spill-copy-'))
+    const source = join(mkdtempSync(join(tmpdir(), 'agent-spill-src-')), 'bash-stdout-1.log')
+    writeFileSync(source, 'full output\n')
+    const dir = join(root, '.toolgate', 'spill')
+    const spill = new SpillDirectory(dir, root)
+    // A file already under the first name (written by anyone): skipped, never overwritten.
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(join(dir, 'bash-stdout-1-1.txt'), 'theirs')
+    expect(await spill.copy('bash-stdout-1', source)).toBe(join(dir, 'bash-stdout-1-2.txt'))
+    expect(readFileSync(join(dir, 'bash-stdout-1-1.txt'), 'utf8')).toBe('theirs')
+    expect(readFileSync(join(dir, 'bash-stdout-1-2.txt'), 'utf8')).toBe('full output\n')
+    const linked = mkdtempSync(join(tmpdir(), 'agent-spill-linked-'))
+    const elsewhere = mkdtempSync(join(tmpdir(), 'agent-spill-target-'))
+    symlinkSync(elsewhere, join(linked, '.toolgate'))
+    await expect(
+      new SpillDirectory(join(linked, '.toolgate', 'spill'), linked).copy('x', source),
+    ).rejects.toThrow(
+      `${join(linked, '.toolgate')} is a symbolic link; spill files go only into a real directory`,
+    )
+    expect(readdirSync(elsewhere)).toEqual([])
   })
 
   it('exempts read and leaves small results alone', async () => {

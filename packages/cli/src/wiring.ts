@@ -5,7 +5,7 @@
 // Code Mode is imported only when a session offers run_code (or a replay meets a run_code call):
 // @toolgate/codemode loads the TypeScript compiler for type stripping, the heaviest module of the
 // CLI by far (issue 15 §3).
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { askUserTool, resultBudget, SpillDirectory, taskTool } from '@toolgate/agent'
 import {
   type ApprovalRequest,
@@ -123,17 +123,20 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
   // bash runs under the profile of the session's preset (issue 11 §5); the profile is read per
   // call, so `/preset` changes it together with the permission engine.
   const profile = { mode: setup.preset }
+  const spillDir = join(setup.root, SPILL_DIR)
+  const spill = new SpillDirectory(spillDir, setup.root)
   runtime.use(
     builtinTools({
       root: setup.root,
       sandbox: profile,
+      // bash's own spill files (output over its in-memory cap) go where `read` can open them.
+      publishSpill: (file) => spill.copy(basename(file, '.log'), file),
       ...(setup.bwrapPath === undefined ? {} : { bwrapPath: setup.bwrapPath }),
     }),
   )
   if (codemode) runtime.use(codemode.codeMode({ mode: 'both' }))
   // Every result is bounded in tokens (head and tail, whole lines), the rest spilled where `read` can
   // open it; registered before any other post-execute listener, so it budgets what they return.
-  const spillDir = join(setup.root, SPILL_DIR)
   runtime.use(resultBudget({ spillDir, root: setup.root }))
   const policy = installPolicy(runtime, setup, probe, (preset) => {
     profile.mode = preset
@@ -156,7 +159,7 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
     sandbox: sandboxLine(setup.preset, probe),
     gaps: probe.status === 'enforced' ? [] : [probe.diagnostic],
     ...(codemode ? { codePrompt: codemode.codeModePrompt(runtime) } : {}),
-    spill: new SpillDirectory(spillDir, setup.root),
+    spill,
     ...(mcp ? { mcp } : {}),
   }
 }

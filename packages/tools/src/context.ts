@@ -45,6 +45,14 @@ export interface BuiltinToolsOptions {
    * `toolgate-*` directory under the OS temp directory, created on first use.
    */
   readonly tempDir?: string
+  /**
+   * Move a finished bash spill file (its path in the session directory) to where the model can
+   * read it, and return the new path; the private copy is then removed. The CLI copies it into
+   * `<root>/.toolgate/spill` (a directory the sandbox mounts read-only): a path under the session
+   * directory is outside the workspace, so `read` would ask or refuse. When it throws, the file
+   * stays where it is. Default: it stays in the session directory.
+   */
+  readonly publishSpill?: (file: string) => Promise<string>
   /** grep backend: ripgrep when `rg` is on PATH (`auto`, default), or force one. */
   readonly grepBackend?: GrepBackend
   /** Grace between SIGTERM and SIGKILL when bash kills a process group (default 2,000 ms). */
@@ -76,6 +84,8 @@ export interface ToolsEnv {
   sessionDir(): string
   /** A fresh, unique spill file path in the session directory. */
   spillPath(stem: string): string
+  /** `BuiltinToolsOptions.publishSpill`. */
+  readonly publishSpill: ((file: string) => Promise<string>) | undefined
   /**
    * Whether a search over a directory must leave this file out: it is protected for reading
    * (`.env` files, credentials), so only a person may let the agent read it, by name.
@@ -130,6 +140,7 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     environment: options.environment,
     gitConfig: options.gitConfig ?? {},
     sessionDir,
+    publishSpill: options.publishSpill,
     spillPath(stem) {
       spills += 1
       return join(sessionDir(), `${stem.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 40)}-${spills}.log`)

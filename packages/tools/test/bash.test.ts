@@ -1,5 +1,15 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs'
+import { basename, isAbsolute, join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { initShellParser, probeSandbox, registerSecretEnv } from '@toolgate/policy'
@@ -224,6 +234,43 @@ describe('bash', () => {
     expect(text(read)).toBe(
       `${value.stdout.spill.path}: lines 999-1,000 of 1,000\n   999\t999\n  1000\t1000\n[the whole file has 1,000 lines, within one read: read it without offset/limit instead of in pieces]`,
     )
+  })
+
+  it('publishSpill moves the spill file into the workspace; it is shown relative to the root', async () => {
+    const moved: string[] = []
+    const h = harness({
+      maxCaptureBytes: 1000,
+      publishSpill: async (file) => {
+        const to = join(h.root, 'spill-out', basename(file))
+        mkdirSync(join(h.root, 'spill-out'), { recursive: true })
+        copyFileSync(file, to)
+        moved.push(file)
+        return to
+      },
+    })
+    const r = await h.call('bash', { command: 'seq 1 1000' })
+    const path = (r.value as { stdout: { spill: { path: string } } }).stdout.spill.path
+    expect(path).toBe('spill-out/bash-stdout-1.log')
+    expect(readFileSync(join(h.root, path), 'utf8')).toBe(
+      Array.from({ length: 1000 }, (_, i) => `${i + 1}\n`).join(''),
+    )
+    expect(moved.map((f) => existsSync(f))).toEqual([false]) // the private copy is removed
+    expect(text(r).split('\n')[0]).toContain('The full stdout is in spill-out/bash-stdout-1.log: read it')
+    const read = await h.call('read', { path, offset: 1000 })
+    expect(text(read).split('\n')[1]).toBe('  1000\t1000')
+  })
+
+  it('a spill file that cannot be published stays in the session directory', async () => {
+    const h = harness({
+      maxCaptureBytes: 1000,
+      publishSpill: async () => {
+        throw new Error('EEXIST')
+      },
+    })
+    const r = await h.call('bash', { command: 'seq 1 1000' })
+    const path = (r.value as { stdout: { spill: { path: string } } }).stdout.spill.path
+    expect(isAbsolute(path)).toBe(true)
+    expect(readFileSync(path, 'utf8').split('\n')[999]).toBe('1000')
   })
 
   it('a spill file keeps the head and the tail: one call cannot fill the disk', async () => {

@@ -5,7 +5,8 @@
 // elsewhere by planting a link (`.toolgate` is also protected from writes by the permission engine
 // and mounted read-only in the bash sandbox). Each file is created exclusively (O_EXCL: never an
 // existing file, never through a link) and never overwritten.
-import { lstat, mkdir, writeFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { copyFile, lstat, mkdir, writeFile } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 
 export class SpillDirectory {
@@ -21,7 +22,16 @@ export class SpillDirectory {
   }
 
   /** Write `text` to a fresh file named after `stem`; returns its absolute path. */
-  async write(stem: string, text: string): Promise<string> {
+  write(stem: string, text: string): Promise<string> {
+    return this.create(stem, (file) => writeFile(file, text, { encoding: 'utf8', flag: 'wx' }))
+  }
+
+  /** Copy the file at `source` (a spill file bash wrote elsewhere) to a fresh file named after `stem`. */
+  copy(stem: string, source: string): Promise<string> {
+    return this.create(stem, (file) => copyFile(source, file, constants.COPYFILE_EXCL))
+  }
+
+  private async create(stem: string, make: (file: string) => Promise<void>): Promise<string> {
     this.ready ??= this.prepare()
     try {
       await this.ready
@@ -33,7 +43,7 @@ export class SpillDirectory {
       this.count++
       const file = join(this.dir, `${safeName(stem)}-${this.count}.txt`)
       try {
-        await writeFile(file, text, { encoding: 'utf8', flag: 'wx' })
+        await make(file)
         return file
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || this.count > 100_000) throw error

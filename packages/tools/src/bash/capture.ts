@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises'
 import { SpillFile } from './spill.js'
 
 // Bounded capture of one output stream (issue 4 §4; DESIGN §7 "a 100 MB output never exists twice
@@ -30,6 +31,7 @@ export class OutputCapture {
   readonly #max: number
   readonly #maxSpill: number
   readonly #spillPath: () => string
+  readonly #publish: ((file: string) => Promise<string>) | undefined
   #held: Buffer[] = []
   #heldBytes = 0
   #bytes = 0
@@ -37,10 +39,17 @@ export class OutputCapture {
   #lastByte = -1
   #spill: SpillFile | undefined
 
-  constructor(max: number, spillPath: () => string, maxSpill = Number.POSITIVE_INFINITY) {
+  /** `publish`: moves the finished spill file where the model can read it (ToolsEnv.publishSpill). */
+  constructor(
+    max: number,
+    spillPath: () => string,
+    maxSpill = Number.POSITIVE_INFINITY,
+    publish?: (file: string) => Promise<string>,
+  ) {
     this.#max = max
     this.#maxSpill = maxSpill
     this.#spillPath = spillPath
+    this.#publish = publish
   }
 
   /** Take a chunk; false means "pause the source until onDrain". */
@@ -84,11 +93,20 @@ export class OutputCapture {
     const lines = this.#newlines + (this.#bytes > 0 && this.#lastByte !== 10 ? 1 : 0)
     if (this.#spill === undefined) return { text, bytes: this.#bytes, lines }
     const spill = await this.#spill.finish(this.#lastByte === 10)
+    let path = spill.path
+    if (this.#publish !== undefined) {
+      try {
+        path = await this.#publish(spill.path)
+        await rm(spill.path, { force: true })
+      } catch {
+        // It stays in the session directory (readable after an approval); see ToolsEnv.publishSpill.
+      }
+    }
     return {
       text,
       bytes: this.#bytes,
       lines,
-      spill: { path: spill.path, bytes: spill.bytes, lines: spill.lines, omittedBytes: spill.omittedBytes },
+      spill: { path, bytes: spill.bytes, lines: spill.lines, omittedBytes: spill.omittedBytes },
       ...(spill.error === undefined ? {} : { spillError: spill.error }),
     }
   }

@@ -19,6 +19,7 @@ import { contain } from '../bash/contain.js'
 import { runProcess } from '../bash/process.js'
 import type { ToolsEnv } from '../context.js'
 import { count, plural } from '../util/format.js'
+import { displayPath } from '../util/paths.js'
 import { presenter } from '../util/present.js'
 import { sandboxError, startError } from './bash-errors.js'
 
@@ -132,15 +133,22 @@ export function bashTool(env: ToolsEnv) {
       if (args.run_in_background === true) return startBackground(env, exec, args.command, c, processEnv)
 
       const timeoutMs = args.timeout_ms ?? BASH_DEFAULT_TIMEOUT_MS
+      // A published spill file inside the workspace is shown (and recorded) relative to the root.
+      const publish =
+        env.publishSpill === undefined
+          ? undefined
+          : async (file: string) => displayPath(env.root, await env.publishSpill!(file))
       const stdout = new OutputCapture(
         env.maxCaptureBytes,
         () => env.spillPath('bash-stdout'),
         env.maxSpillBytes,
+        publish,
       )
       const stderr = new OutputCapture(
         env.maxCaptureBytes,
         () => env.spillPath('bash-stderr'),
         env.maxSpillBytes,
+        publish,
       )
       let outcome: Awaited<ReturnType<typeof runProcess>>
       try {
