@@ -127,6 +127,10 @@ export const UNSAFE: readonly string[] = [
   // version queries that start a runtime writing caches
   'gdb --version',
   'jshell --version',
+  // toolchains that fetch the toolchain a workspace file names before answering
+  'go version',
+  'cargo --version',
+  'rustc -V',
   // here-strings after compound statements (no field in the parser's tree)
   'until true; do ls; done <<< `rm x`',
   'while false; do ls; done <<< $(rm x)',

@@ -6,7 +6,7 @@ import { describeWord } from './words.js'
 /**
  * System inspection in its read-only forms (issue 12 §8): `ip addr`, `mount` without arguments,
  * package queries (`dpkg -l`, `apt list`, `pip list`), and version queries of toolchains
- * (`go version`, `cargo --version`). Every other form is not read-only.
+ * (`gcc --version`, `cmake --version`). Every other form is not read-only.
  */
 
 type SystemJudge = (args: readonly string[], program: string) => Judgement
@@ -21,11 +21,11 @@ const staticArgs = (args: readonly Word[]): string[] | Word => {
 }
 
 // Version queries of native toolchains (a JVM writes /tmp/hsperfdata_*, found by the fuzzer; package
-// managers such as yarn and pnpm may download themselves through corepack: not here).
+// managers such as yarn and pnpm may download themselves through corepack: not here). Not here
+// either: toolchains that download another toolchain named by a workspace file before answering
+// (`go version` with a newer `toolchain` line in go.mod under GOTOOLCHAIN=auto; rustup's `cargo`
+// and `rustc` proxies with a rust-toolchain.toml), which the model can write.
 const VERSION_ONLY: Readonly<Record<string, readonly string[]>> = {
-  go: ['version'],
-  rustc: ['--version', '-V'],
-  cargo: ['--version', '-V', 'version'],
   gcc: ['--version', '-v', '-dumpversion'],
   'g++': ['--version', '-v', '-dumpversion'],
   cc: ['--version', '-v'],
