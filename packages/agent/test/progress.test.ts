@@ -121,7 +121,7 @@ describe('ProgressWatch', () => {
       fc.property(turns, (ts) => {
         expect(observeAll(ts)).toEqual(reference(ts))
       }),
-      { numRuns: 2000 },
+      { numRuns: 1000 },
     )
   })
 
