@@ -1,12 +1,14 @@
 // The full agent loop per tool call (issue 14 §3): one scripted model, one tool, three loops —
 // toolgate's runAgent, pi-agent-core's agentLoop and the Vercel AI SDK's streamText — measured
 // round-robin in the same process. The script is the same for all three: STEPS replies of CALLS
-// complete calls to `echo` ({"text":"hello"} as JSON text, as a provider delivers it), then a text
-// reply that ends the run. Each adapter only translates the script into its loop's stream protocol
-// (pi's providers parse arguments while streaming, so its adapter parses them too; the AI SDK and
-// toolgate parse them in the loop). Every run starts a new session: a new runtime (memory session
-// log, default timeouts) for toolgate, a new context for pi, a new streamText for the AI SDK; each
-// consumer reads every event of the run. The peers are dev dependencies of the repository root.
+// complete calls to `echo` ({"text":"hello <step>_<call>"} as JSON text, as a provider delivers
+// it; every call's text differs, because identical calls with identical results are what the
+// agent's loop detection stops, seed 003 §4.4), then a text reply that ends the run. Each adapter
+// only translates the script into its loop's stream protocol (pi's providers parse arguments
+// while streaming, so its adapter parses them too; the AI SDK and toolgate parse them in the
+// loop). Every run starts a new session: a new runtime (memory session log, default timeouts)
+// for toolgate, a new context for pi, a new streamText for the AI SDK; each consumer reads every
+// event of the run. The peers are dev dependencies of the repository root.
 import { runAgent } from '@toolgate/agent'
 import { createRuntime, defineTool, textOutput } from '@toolgate/core'
 import { z } from 'zod'
@@ -14,12 +16,15 @@ import { fmtUs, pairedRatio, report, roundRobinSamples } from './lib.mjs'
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 3)
 const CALLS = Number(process.env.BENCH_CALLS ?? 100)
-const ARGS = '{"text":"hello"}'
 const PER_RUN = STEPS * CALLS
 
 // The script: call ids per step, then the closing text.
 const script = Array.from({ length: STEPS }, (_, s) =>
-  Array.from({ length: CALLS }, (_, i) => ({ id: `call_${s}_${i}`, name: 'echo', args: ARGS })),
+  Array.from({ length: CALLS }, (_, i) => ({
+    id: `call_${s}_${i}`,
+    name: 'echo',
+    args: `{"text":"hello ${s}_${i}"}`,
+  })),
 )
 const FINAL_TEXT = 'done'
 
