@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
@@ -21,5 +22,9 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
+    // Most test files spend their time waiting for processes they start (bash under bubblewrap,
+    // strace, the CLI binary, tmux, loopback servers), not computing: vitest's default of one worker
+    // per core but one (a single worker on a 2-core machine) would run the files one after another.
+    maxWorkers: Math.max(4, availableParallelism()),
   },
 })

@@ -43,7 +43,9 @@ function showing(...programs: string[]): CommandClassification {
   }
 }
 
-describe.skipIf(!avail.ok)('differential fuzzer harness (real bwrap, strace, bash)', () => {
+// Concurrent: each case takes one of the harness's three sandboxes (the queue in harness.ts), so the
+// cases overlap the way the fuzzer's own runs do.
+describe.skipIf(!avail.ok).concurrent('differential fuzzer harness (real bwrap, strace, bash)', () => {
   let h: Harness
   beforeAll(async () => {
     await initShellParser()
