@@ -22,9 +22,11 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
-    // Most test files spend their time waiting for processes they start (bash under bubblewrap,
-    // strace, the CLI binary, tmux, loopback servers), not computing: vitest's default of one worker
-    // per core but one (a single worker on a 2-core machine) would run the files one after another.
-    maxWorkers: Math.max(4, availableParallelism()),
+    // Many test files spend much of their time waiting for processes they start (bash under
+    // bubblewrap, strace, the CLI binary, tmux, loopback servers): one file per core, where vitest's
+    // default is one per core but one (a single worker, files one after another, on 2 cores). Not
+    // more: several files here assert deadlines and memory in their own process, and a worker
+    // starved by its neighbours' subprocesses misses them.
+    maxWorkers: Math.max(2, availableParallelism()),
   },
 })

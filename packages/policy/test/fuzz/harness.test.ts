@@ -43,9 +43,7 @@ function showing(...programs: string[]): CommandClassification {
   }
 }
 
-// Concurrent: each case takes one of the harness's three sandboxes (the queue in harness.ts), so the
-// cases overlap the way the fuzzer's own runs do.
-describe.skipIf(!avail.ok).concurrent('differential fuzzer harness (real bwrap, strace, bash)', () => {
+describe.skipIf(!avail.ok)('differential fuzzer harness (real bwrap, strace, bash)', () => {
   let h: Harness
   beforeAll(async () => {
     await initShellParser()
