@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
@@ -22,11 +21,5 @@ export default defineConfig({
     include: ['packages/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
-    // Many test files spend much of their time waiting for processes they start (bash under
-    // bubblewrap, strace, the CLI binary, tmux, loopback servers): one file per core, where vitest's
-    // default is one per core but one (a single worker, files one after another, on 2 cores). Not
-    // more: several files here assert deadlines and memory in their own process, and a worker
-    // starved by its neighbours' subprocesses misses them.
-    maxWorkers: Math.max(2, availableParallelism()),
   },
 })
