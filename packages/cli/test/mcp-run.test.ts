@@ -8,23 +8,16 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { beforeAll, expect, test } from 'vitest'
+import { BIN, build } from './binary-helpers.js'
 // @ts-expect-error: a plain .mjs fixture, also run standalone for the README sample
 import { startScriptedServer } from './fixtures/scripted-openai-server.mjs'
 
-const REPO = resolve(import.meta.dirname, '../../..')
-const BIN = join(REPO, 'packages/cli/dist/bin.js')
 const FAULT = fileURLToPath(new URL('../../mcp/test/servers/fault-server.mjs', import.meta.url))
 
-beforeAll(() => {
-  const built = spawnSync('npx', ['tsc', '-b', 'packages/cli'], {
-    cwd: REPO,
-    encoding: 'utf8',
-    timeout: 280_000,
-  })
-  const ownErrors = `${built.stdout}${built.stderr}`.split('\n').filter((l) => l.startsWith('packages/'))
-  expect(ownErrors).toEqual([])
-  expect(existsSync(BIN)).toBe(true)
-}, 300_000)
+beforeAll(async () => {
+  const built = await build()
+  expect(built.lines.filter((l) => l.startsWith('packages/'))).toEqual([])
+}, 600_000)
 
 /** Resolves once the JSONL log has a line matching `test` (fs.watch on the real file, no polling). */
 function logLine(path: string, match: (event: Record<string, unknown>) => boolean): Promise<void> {

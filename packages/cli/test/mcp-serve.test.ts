@@ -1,32 +1,23 @@
 // `toolgate mcp serve` driven by the MCP SDK's own client over stdio: a real spawned binary, real
 // files, real bash. Asks are answered through elicitation; a client without elicitation gets the
 // denial; protected paths stay denied; the client's cancellation reaches the running call.
-import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { OrderedTransport } from '../../mcp/src/transport/ordered.js'
+import { BIN, build } from './binary-helpers.js'
 
-const REPO = resolve(import.meta.dirname, '../../..')
-const BIN = join(REPO, 'packages/cli/dist/bin.js')
-
-beforeAll(() => {
-  // Same rule as binary.test.ts: the CLI's own files must compile and bin.js must exist.
-  const built = spawnSync('npx', ['tsc', '-b', 'packages/cli'], {
-    cwd: REPO,
-    encoding: 'utf8',
-    timeout: 280_000,
-  })
-  const ownErrors = `${built.stdout}${built.stderr}`
-    .split('\n')
-    .filter((l) => l.startsWith('packages/cli/') || l.startsWith('packages/mcp/'))
-  expect(ownErrors).toEqual([])
-  expect(existsSync(BIN)).toBe(true)
-}, 300_000)
+beforeAll(async () => {
+  // Same rule as binary.test.ts: the CLI's own files (and the MCP package's) must compile.
+  const built = await build()
+  expect(built.lines.filter((l) => l.startsWith('packages/cli/') || l.startsWith('packages/mcp/'))).toEqual(
+    [],
+  )
+}, 600_000)
 
 interface Served {
   readonly client: Client

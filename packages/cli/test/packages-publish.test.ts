@@ -18,8 +18,8 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { build, REPO } from './binary-helpers.js'
 
-const REPO = resolve(import.meta.dirname, '../../..')
 const WORKSPACES = readdirSync(join(REPO, 'packages')).sort()
 
 interface Packed {
@@ -55,9 +55,11 @@ let packed: Packed[] = []
 /** workspace folder name -> the tarball's extracted `package/` folder */
 const extracted = new Map<string, string>()
 
-beforeAll(() => {
-  // `tsc -b` is incremental: only what changed since the last build is emitted
-  run('npx', ['tsc', '-b'], REPO)
+beforeAll(async () => {
+  // Every package built (the CLI references all of them); usually already done by `npm test`
+  const built = await build()
+  if (built.code !== 0)
+    throw new Error(`tsc -b packages/cli failed (${built.code}):\n${built.lines.join('\n')}`)
   dir = mkdtempSync(join(tmpdir(), 'toolgate-pack-'))
   packed = JSON.parse(run('npm', ['pack', '--workspaces', '--json', '--pack-destination', dir], REPO).stdout)
   for (const workspace of WORKSPACES) {
