@@ -92,6 +92,16 @@ interface Pooled {
   onFailure?: ((message: string) => void) | undefined
 }
 
+/**
+ * The worker's throwaway first program (already plain JavaScript): the paths a first model
+ * program takes, so that they are compiled before one arrives. Its one tool, `warmup`, is answered
+ * `{ "n": 1 }` inside the worker.
+ */
+const WARMUP_PROGRAM = `${PROGRAM_PREFIX}const r = await tools.warmup({ path: 'a.ts', lines: [1, 2] })
+console.log('warm', r.n)
+try { await Promise.all([tools.warmup({}), tools.warmup({ x: true })]) } catch (e) { console.error(e) }
+return \`\${r.n}!\`${PROGRAM_SUFFIX}`
+
 let source: string | undefined
 
 /** The worker's script: load the two CommonJS entries, then run `vmWorkerMain` from its text. */
@@ -173,7 +183,7 @@ export function createVmPool(): VmPool {
       prelude: PRELUDE_SOURCE,
       preludeFilename: 'prelude.js',
       programFilename: PROGRAM_FILENAME,
-      warmup: `${PROGRAM_PREFIX}return 1${PROGRAM_SUFFIX}`,
+      warmup: WARMUP_PROGRAM,
       journal: JOURNAL,
     }
     // execArgv: none of the host's flags: `--input-type=module` would make this script a module,
