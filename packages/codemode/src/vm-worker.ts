@@ -46,10 +46,10 @@ export interface WorkerEnv {
  *
  * Per run: a fresh QuickJS runtime + context with the memory and stack limits, the prelude (the
  * `tools` binding, console, the sub-call port), the program; then turns until the program settles:
- * (the runtime, the context and the compiled prelude are made while the worker waits for its next
- * program, see `prepare`; each serves one program and is disposed with it)
  * run every pending job, send the sub-calls it made (one message per turn), wait for settlements
- * (every one that has arrived crosses before the next pump). Console lines go straight into the
+ * (every one that has arrived crosses before the next pump). The runtime, the context and the
+ * compiled prelude are made while the worker waits for the program (`prepare`); each serves one
+ * program and is disposed with it. Console lines go straight into the
  * run's shared journal (vm-protocol.ts). The worker never decides about time: the host owns the
  * deadline and cancellation, asks a run to stop through the stop slot (read by the interrupt
  * handler, between job chunks and while waiting), and terminates the thread when it does not.
@@ -105,7 +105,7 @@ export function vmWorkerMain(env: WorkerEnv): void {
           maxArgsChars: warmupOutput,
           journal: new SharedArrayBuffer(config.journal.headerBytes + warmupOutput),
         },
-        prepare(qjs),
+        prepareSpare(qjs),
         (runId, count, first) => {
           const codes = Array.from({ length: count }, (_, i) => first + i)
           local.push({ type: 'settle', runId, codes, texts: codes.map(() => '{"n":1}') })
@@ -134,19 +134,21 @@ export function vmWorkerMain(env: WorkerEnv): void {
    */
   function prepare(qjs: QuickJSWASMModule): Prepared {
     const runtime = qjs.newRuntime()
+    let ctx: QuickJSContext | undefined
     try {
       // Typed arrays are left out: measured with quickjs-emscripten 0.32, ArrayBuffer storage
       // escaped the runtime's memory limit (2 GB of Uint8Array under a 16 MB limit).
-      const ctx = runtime.newContext({ intrinsics: { ...core.DefaultIntrinsics, TypedArrays: false } })
+      ctx = runtime.newContext({ intrinsics: { ...core.DefaultIntrinsics, TypedArrays: false } })
       const compiled = ctx.evalCode(config.prelude, config.preludeFilename)
-      if (compiled.error) {
-        const message = takeMessage(ctx, compiled.error)
-        ctx.dispose()
-        throw new Error(`the prelude did not compile: ${message}`)
-      }
+      if (compiled.error) throw new Error(`the prelude did not compile: ${takeMessage(ctx, compiled.error)}`)
       return { runtime, ctx, preludeFn: compiled.value }
     } catch (error) {
-      runtime.dispose()
+      try {
+        ctx?.dispose()
+        runtime.dispose()
+      } catch {
+        // a corrupt engine may fail its own teardown; the error that brought us here is the one to report
+      }
       throw error
     }
   }
