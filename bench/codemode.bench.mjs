@@ -285,8 +285,10 @@ report(
     const label = mode === 'ready' ? 'worker ready' : 'called at once after the install'
     // CPU time does not wait for a core: on a shared machine it says what the run costs when wall
     // time says mostly how long the threads waited to be scheduled (hence the load average too)
-    const agentCpu = median(samples.map((s) => s.agentCpu))
-    const agent = Number.isNaN(agentCpu) ? '' : `, of it the agent's thread ${agentCpu.toFixed(1)} ms`
+    // (no per-thread clock before Node 23.9: JSON carries the child's NaN as null)
+    const agent = samples.some((s) => s.agentCpu === null)
+      ? ''
+      : `, of it the agent's thread ${median(samples.map((s) => s.agentCpu)).toFixed(1)} ms`
     report(
       `run_code first result in a fresh process, ${label}: ${first.toFixed(1)} ms median of ${PROCESSES} processes (${vsTarget(first, FIRST_RUN_TARGET_MS, 'ms')}; CPU time of all the process's threads during it ${median(samples.map((s) => s.cpu)).toFixed(1)} ms${agent}; first plain runtime.execute ${median(samples.map((s) => s.direct)).toFixed(1)} ms, imports ${median(samples.map((s) => s.imported)).toFixed(0)} ms, node -e 0 ${median(bare).toFixed(0)} ms; load average ${loadavg()[0].toFixed(1)}; ${NODE})`,
     )
