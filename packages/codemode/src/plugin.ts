@@ -5,7 +5,7 @@ import { CODE_RUN_FAILED, type RunCodeValue, renderRunCodeFailure, renderRunCode
 import { runInPool } from './sandbox.js'
 import { SANDBOX_DEFAULTS } from './sandbox-options.js'
 import { type CodeSdkOptions, renderCodeSdkFromSchemas } from './sdk.js'
-import { stripTypes } from './strip.js'
+import { warmStripper } from './strip.js'
 import { sharedVmPool } from './vm-pool.js'
 
 // Code Mode (seed 000 §6, seed 001 §6.10): the model writes a short TypeScript program that
@@ -78,9 +78,9 @@ export function codeMode(options: CodeModeOptions = {}): Plugin & {
     const pool = sharedVmPool()
     const runs = new Set<AbortController>()
     const release = pool.retain()
-    // The host's share of a first run is mostly the TypeScript parser's first use (~25 ms measured
+    // The host's share of a first run was mostly the TypeScript parser's first use (~30 ms measured
     // on the shared machine): pay it once, right after the install, not when the first call waits.
-    setImmediate(() => stripTypes('return 0')).unref()
+    setImmediate(warmStripper).unref()
     ctx.onDispose(() => {
       for (const run of runs) run.abort(new Error('The code mode plugin was disposed.'))
       release()

@@ -92,6 +92,16 @@ interface Pooled {
   onFailure?: ((message: string) => void) | undefined
 }
 
+/**
+ * The worker's throwaway first program (already plain JavaScript): the paths a first model
+ * program takes, so that they are compiled before one arrives. Its one tool, `warmup`, is answered
+ * `{ "n": 1 }` inside the worker.
+ */
+const WARMUP_PROGRAM = `${PROGRAM_PREFIX}const r = await tools.warmup({ path: 'a.ts', lines: [1, 2] })
+console.log('warm', r.n)
+try { await Promise.all([tools.warmup({}), tools.warmup({ x: true })]) } catch (e) { console.error(e) }
+return \`\${r.n}!\`${PROGRAM_SUFFIX}`
+
 let source: string | undefined
 
 /** The worker's script: load the two CommonJS entries, then run `vmWorkerMain` from its text. */
@@ -151,14 +161,22 @@ export function createVmPool(): VmPool {
     terminating.add(gone)
   }
 
+  /**
+   * Acquirers waiting for a starting worker: a worker that becomes free first (a stopped run's
+   * worker confirming, a spare finishing its boot) goes to the first of them, which would
+   * otherwise wait for a whole worker start. Each answers whether it took the worker.
+   */
+  const waiting: ((w: Pooled) => boolean)[] = []
+
   const park = (w: Pooled): void => {
+    w.onMessage = undefined
+    w.onFailure = undefined
+    for (let take = waiting.shift(); take; take = waiting.shift()) if (take(w)) return
     if (idle.length >= MAX_IDLE) {
       kill(w)
       return
     }
     w.state = 'idle'
-    w.onMessage = undefined
-    w.onFailure = undefined
     w.worker.unref()
     idle.push(w)
     changed()
@@ -173,7 +191,7 @@ export function createVmPool(): VmPool {
       prelude: PRELUDE_SOURCE,
       preludeFilename: 'prelude.js',
       programFilename: PROGRAM_FILENAME,
-      warmup: `${PROGRAM_PREFIX}return 1${PROGRAM_SUFFIX}`,
+      warmup: WARMUP_PROGRAM,
       journal: JOURNAL,
     }
     // execArgv: none of the host's flags: `--input-type=module` would make this script a module,
@@ -299,26 +317,59 @@ export function createVmPool(): VmPool {
       w ??= spawn()
       w.claimed = true
       const chosen = w
+      /** the chosen worker is not needed after all: it becomes a spare once it has booted */
+      const unclaim = (): void => {
+        chosen.claimed = false
+        if (chosen.state === 'booting')
+          chosen.ready.then(
+            () => chosen.state === 'booting' && park(chosen),
+            () => {},
+          )
+      }
+      let handed: VmLease | undefined
+      let open = true
+      let onHanded!: () => void
+      const take = (free: Pooled): boolean => {
+        if (!open) return false
+        open = false
+        handed = lease(free)
+        onHanded()
+        return true
+      }
+      waiting.push(take)
       let onAbort: (() => void) | undefined
+      let failed = false
+      let failure: unknown
       try {
         await Promise.race([
           chosen.ready,
+          new Promise<void>((resolve) => {
+            onHanded = resolve
+          }),
           new Promise<never>((_resolve, reject) => {
             onAbort = () => reject(signal.reason)
             signal.addEventListener('abort', onAbort, { once: true })
           }),
         ])
       } catch (error) {
-        chosen.claimed = false
-        // it booted after all, or will: it becomes a spare
-        if (chosen.state === 'booting')
-          chosen.ready.then(
-            () => chosen.state === 'booting' && park(chosen),
-            () => {},
-          )
-        throw error
+        failed = true
+        failure = error
       } finally {
+        open = false
+        const at = waiting.indexOf(take)
+        if (at >= 0) waiting.splice(at, 1)
         if (onAbort) signal.removeEventListener('abort', onAbort)
+      }
+      // a worker handed over counts even when the chosen one booted or failed in the same moment
+      const other = handed as VmLease | undefined
+      if (other && !signal.aborted) {
+        unclaim()
+        return other
+      }
+      other?.release()
+      if (failed || signal.aborted) {
+        unclaim()
+        throw failed ? failure : signal.reason
       }
       if (chosen.state === 'dead') throw new Error('the sandbox worker exited before its first run')
       return lease(chosen)

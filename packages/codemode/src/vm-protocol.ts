@@ -25,7 +25,7 @@ export interface WorkerConfig {
   readonly prelude: string
   readonly preludeFilename: string
   readonly programFilename: string
-  /** a trivial program (stripped) the worker runs once before it reports ready */
+  /** a program (plain JavaScript, wrapped) the worker runs once before it reports ready; its one tool is `warmup` */
   readonly warmup: string
   readonly journal: JournalLayout
 }

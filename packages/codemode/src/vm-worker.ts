@@ -17,6 +17,14 @@ import type {
   WorkerMessage,
 } from './vm-protocol.js'
 
+/** A VM made ahead of its program (vm-worker.ts `prepare`): used by one run, disposed with it. */
+interface Prepared {
+  readonly runtime: QuickJSRuntime
+  readonly ctx: QuickJSContext
+  /** the prelude, compiled, not yet called */
+  readonly preludeFn: QuickJSHandle
+}
+
 /** What the worker's bootstrap (vm-pool.ts `workerSource`) hands to `vmWorkerMain`. */
 export interface WorkerEnv {
   readonly core: typeof QuickJSCore
@@ -39,7 +47,9 @@ export interface WorkerEnv {
  * Per run: a fresh QuickJS runtime + context with the memory and stack limits, the prelude (the
  * `tools` binding, console, the sub-call port), the program; then turns until the program settles:
  * run every pending job, send the sub-calls it made (one message per turn), wait for settlements
- * (every one that has arrived crosses before the next pump). Console lines go straight into the
+ * (every one that has arrived crosses before the next pump). The runtime, the context and the
+ * compiled prelude are made while the worker waits for the program (`prepare`); each serves one
+ * program and is disposed with it. Console lines go straight into the
  * run's shared journal (vm-protocol.ts). The worker never decides about time: the host owns the
  * deadline and cancellation, asks a run to stop through the stop slot (read by the interrupt
  * handler, between job chunks and while waiting), and terminates the thread when it does not.
@@ -53,6 +63,8 @@ export function vmWorkerMain(env: WorkerEnv): void {
   const post = (message: WorkerMessage): void => port.postMessage(message)
   /** The next message from the host, or undefined when none is queued. */
   const poll = (): HostMessage | undefined => receive(port)?.message as HostMessage | undefined
+  /** Messages this thread gives itself: the warm-up's settlements (nothing from the host waits here). */
+  const local: HostMessage[] = []
   /**
    * Block until the host posts a message (it rings the bell after each one), or until it asks
    * run `runId` to stop (then undefined).
@@ -61,7 +73,7 @@ export function vmWorkerMain(env: WorkerEnv): void {
     for (;;) {
       const rung = Atomics.load(control, bell)
       if (runId !== undefined && Atomics.load(control, stop) === runId + 1) return undefined
-      const message = poll()
+      const message = local.shift() ?? poll()
       if (message) return message
       Atomics.wait(control, bell, rung)
     }
@@ -73,31 +85,93 @@ export function vmWorkerMain(env: WorkerEnv): void {
   while (first?.type !== 'module') first = next()
   core.newQuickJSWASMModuleFromVariant(core.newVariant(env.variant, { wasmModule: first.module })).then(
     (qjs) => {
-      // One throwaway run before saying ready: the first run in a thread pays for compiling the
-      // engine's code paths lazily (measured: the first run 2-5x the next ones), and a worker
-      // boots before anyone waits for it. Its id is no host run's (those count from 0).
-      runOne(qjs, {
-        type: 'run',
-        runId: -2,
-        js: config.warmup,
-        tools: [],
-        memoryBytes: 16 * 1024 * 1024,
-        maxStackBytes: 32 * 1024,
-        maxOutputBytes: 0,
-        maxArgsChars: 0,
-        journal: new SharedArrayBuffer(config.journal.headerBytes),
-      })
+      // One throwaway run before saying ready: V8 compiles the engine's WebAssembly lazily, a
+      // function on its first call, and the first run in a thread measured 2-5x the next ones.
+      // The warm-up takes the paths a first program takes (the prelude, a console line, a
+      // sub-call and its settlement, a result), so a worker boots before anyone waits for it.
+      // Its sub-call is answered here (`local`), never sent; its id is no host run's (those
+      // count from 0), and its output goes nowhere.
+      const warmupOutput = 1024
+      runOne(
+        qjs,
+        {
+          type: 'run',
+          runId: -2,
+          js: config.warmup,
+          tools: ['warmup'],
+          memoryBytes: 16 * 1024 * 1024,
+          maxStackBytes: 32 * 1024,
+          maxOutputBytes: warmupOutput,
+          maxArgsChars: warmupOutput,
+          journal: new SharedArrayBuffer(config.journal.headerBytes + warmupOutput),
+        },
+        prepareSpare(qjs),
+        (runId, count, first) => {
+          const codes = Array.from({ length: count }, (_, i) => first + i)
+          local.push({ type: 'settle', runId, codes, texts: codes.map(() => '{"n":1}') })
+        },
+      )
+      // ready once the first program's VM is made too: a program never waits for its worker to prepare
+      let spare = prepareSpare(qjs)
       post({ type: 'ready' })
       for (;;) {
         const message = next()
         // settlements of a run that already ended are stale
-        if (message?.type === 'run') post(runOne(qjs, message))
+        if (message?.type !== 'run') continue
+        post(runOne(qjs, message, spare))
+        // the next program's VM is made now, while the host has its result and no program waits
+        spare = prepareSpare(qjs)
       }
     },
     (error: unknown) => post({ type: 'boot-failed', message: errorText(error) }),
   )
 
-  function runOne(qjs: QuickJSWASMModule, request: RunRequest): RunDone {
+  /**
+   * A fresh runtime and context with the prelude compiled (QuickJS parsing the prelude was ~70%
+   * of a trivial run's engine time, ~2 ms): the part of a run that depends on nothing the run
+   * brings. It is made for one program and disposed with it; no program has touched it before.
+   * The run sets its own limits and interrupt handler before anything of it runs.
+   */
+  function prepare(qjs: QuickJSWASMModule): Prepared {
+    const runtime = qjs.newRuntime()
+    let ctx: QuickJSContext | undefined
+    try {
+      // Typed arrays are left out: measured with quickjs-emscripten 0.32, ArrayBuffer storage
+      // escaped the runtime's memory limit (2 GB of Uint8Array under a 16 MB limit).
+      ctx = runtime.newContext({ intrinsics: { ...core.DefaultIntrinsics, TypedArrays: false } })
+      const compiled = ctx.evalCode(config.prelude, config.preludeFilename)
+      if (compiled.error) throw new Error(`the prelude did not compile: ${takeMessage(ctx, compiled.error)}`)
+      return { runtime, ctx, preludeFn: compiled.value }
+    } catch (error) {
+      try {
+        ctx?.dispose()
+        runtime.dispose()
+      } catch {
+        // a corrupt engine may fail its own teardown; the error that brought us here is the one to report
+      }
+      throw error
+    }
+  }
+
+  /** A spare for the next run, or none when the engine cannot make one now (the run then tries itself). */
+  function prepareSpare(qjs: QuickJSWASMModule): Prepared | undefined {
+    try {
+      return prepare(qjs)
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * `onCalls` takes the sub-calls of one turn instead of the host (the warm-up): how many, and how
+   * many the run made before them (the first one's id).
+   */
+  function runOne(
+    qjs: QuickJSWASMModule,
+    request: RunRequest,
+    spare: Prepared | undefined,
+    onCalls?: (runId: number, count: number, taken: number) => void,
+  ): RunDone {
     const { runId } = request
     // ---- the log journal ----
     const written = new Int32Array(request.journal, 0, 1)
@@ -120,18 +194,20 @@ export function vmWorkerMain(env: WorkerEnv): void {
     let outcome: VmOutcome | undefined
     let lastError: string | undefined
     let outstanding = 0
+    /** sub-calls this run made so far: the next one's id */
+    let made = 0
     let healthy = true
     const handles: QuickJSHandle[] = []
     const keep = <T extends QuickJSHandle>(h: T): T => {
       handles.push(h)
       return h
     }
-    let runtime: QuickJSRuntime | undefined
-    let vm: QuickJSContext | undefined
+    let parts: Prepared | undefined = spare
     let result: VmOutcome
     try {
-      runtime = qjs.newRuntime()
-      result = execute(runtime)
+      parts ??= prepare(qjs)
+      keep(parts.preludeFn)
+      result = execute(parts.runtime, parts.ctx, parts.preludeFn)
     } catch (error) {
       // a host-level error from inside wasm (a trap, this thread's stack): the engine may be corrupt
       healthy = false
@@ -139,8 +215,8 @@ export function vmWorkerMain(env: WorkerEnv): void {
     } finally {
       for (const h of handles) if (h.alive) h.dispose()
       try {
-        vm?.dispose()
-        runtime?.dispose()
+        parts?.ctx.dispose()
+        parts?.runtime.dispose()
       } catch {
         // after an out-of-memory QuickJS can fail its own leak assertion while freeing
         healthy = false
@@ -148,16 +224,12 @@ export function vmWorkerMain(env: WorkerEnv): void {
     }
     return { type: 'done', runId, outcome: result, healthy, wasmBytes: qjs.getWasmMemory().buffer.byteLength }
 
-    function execute(runtime: QuickJSRuntime): VmOutcome {
+    function execute(runtime: QuickJSRuntime, ctx: QuickJSContext, preludeFn: QuickJSHandle): VmOutcome {
       runtime.setMemoryLimit(request.memoryBytes)
       runtime.setMaxStackSize(request.maxStackBytes)
       // The host owns time and cancellation; it asks through the stop slot (and terminates the
       // thread when a native builtin never comes back to this handler).
       runtime.setInterruptHandler(() => stopping || stopRequested())
-      // Typed arrays are left out: measured with quickjs-emscripten 0.32, ArrayBuffer storage
-      // escaped the runtime's memory limit (2 GB of Uint8Array under a 16 MB limit).
-      const ctx = runtime.newContext({ intrinsics: { ...core.DefaultIntrinsics, TypedArrays: false } })
-      vm = ctx
 
       // answers true once the run is stopping: the prelude then rejects further tool calls itself
       const hostLog = keep(
@@ -194,7 +266,6 @@ export function vmWorkerMain(env: WorkerEnv): void {
       }
 
       // ---- the prelude, then the program ----
-      const preludeFn = keep(ctx.unwrapResult(ctx.evalCode(config.prelude, config.preludeFilename)))
       const names = keep(ctx.newString(JSON.stringify(request.tools)))
       const maxArgs = keep(ctx.newNumber(request.maxArgsChars))
       const bridge = keep(
@@ -243,8 +314,11 @@ export function vmWorkerMain(env: WorkerEnv): void {
         const frames = ctx.getString(taken)
         taken.dispose()
         if (frames.length > 0) {
-          outstanding += countFrames(frames)
-          post({ type: 'calls', runId, frames })
+          const count = countFrames(frames)
+          if (onCalls) onCalls(runId, count, made)
+          else post({ type: 'calls', runId, frames })
+          outstanding += count
+          made += count
         }
         if (outcome) return outcome
         if (runtime.hasPendingJob()) continue

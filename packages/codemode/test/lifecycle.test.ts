@@ -121,6 +121,35 @@ describe('the worker pool', () => {
     expect(pool.stats()).toEqual({ idle: 2, busy: 0, booting: 0, stopping: 0, spawned: 3 })
   })
 
+  it('a run that finds no free worker takes the first one freed, not only the one it started', async () => {
+    const pool = createVmPool()
+    const first = await pool.acquire(new AbortController().signal)
+    // no idle worker: this acquire starts a second one and waits
+    const second = pool.acquire(new AbortController().signal)
+    expect(pool.stats()).toMatchObject({ idle: 0, busy: 1, booting: 1, spawned: 2 })
+    // the first worker is freed in the same tick, before the second can have booted
+    first.release()
+    await second
+    expect(pool.stats()).toMatchObject({ idle: 0, busy: 1, booting: 1, spawned: 2 })
+    ;(await second).release()
+    // the started worker was not needed: it becomes a spare once it has booted
+    await pool.quiet()
+    expect(pool.stats()).toEqual({ idle: 2, busy: 0, booting: 0, stopping: 0, spawned: 2 })
+    expect(plain(await runIn(pool, 'return 1'))).toMatchObject({ ok: true, result: 1 })
+  })
+
+  it('a run cancelled while it waits for a worker gives a worker freed later back to the pool', async () => {
+    const pool = createVmPool()
+    const first = await pool.acquire(new AbortController().signal)
+    const controller = new AbortController()
+    const second = pool.acquire(controller.signal)
+    controller.abort(new Error('cancelled'))
+    await expect(second).rejects.toThrow('cancelled')
+    first.release()
+    await pool.quiet()
+    expect(pool.stats()).toEqual({ idle: 2, busy: 0, booting: 0, stopping: 0, spawned: 2 })
+  })
+
   it('releasing the last user terminates the idle workers', async () => {
     const pool = createVmPool()
     const first = pool.retain()
