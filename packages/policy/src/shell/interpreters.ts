@@ -1,3 +1,4 @@
+import { assertNever } from '@toolgate/core'
 import type { JudgeContext } from './context.js'
 import { no, ok, pathsInCode } from './judgement.js'
 import { own } from './own.js'
@@ -364,8 +365,4 @@ function judgeShell(program: string, args: readonly Word[], ctx: JudgeContext): 
     )
   }
   return stdinCode(program, ctx)
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`)
 }
