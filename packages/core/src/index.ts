@@ -8,6 +8,7 @@ export type {
   ApprovalService,
 } from './approval/service.js'
 export { createApprovalService } from './approval/service.js'
+export { assertNever } from './errors/assert-never.js'
 export { errorDetail, failures } from './errors/failures.js'
 export { DeadlineExceeded, SiblingFailed, ToolDefinitionError, ToolError } from './errors/tool-error.js'
 export * from './jobs/index.js'

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
+import { assertNever } from '../errors/assert-never.js'
 import type { SessionEvent } from '../session/log.js'
 
 // Reading a JSONL session log as a stream: line by line, from a fixed-size read buffer, so a log of
@@ -196,7 +197,7 @@ function describeIssue(line: number, kind: SessionLogIssueKind, maxLineBytes: nu
     case 'too-long':
       return `line ${line} is longer than ${maxLineBytes} bytes (maxLineBytes); it was skipped.`
     default:
-      return assertNever(kind)
+      return assertNever(kind, 'issue')
   }
 }
 
@@ -208,8 +209,4 @@ function isEvent(value: unknown): value is SessionEvent {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unknown issue ${String(value)}`)
 }

@@ -1,4 +1,5 @@
 import type { ApprovalDecision } from '../approval/service.js'
+import { assertNever } from '../errors/assert-never.js'
 import { describeThrown, failures } from '../errors/failures.js'
 import { SiblingFailed } from '../errors/tool-error.js'
 import { chainCache, compose } from '../hooks/compose.js'
@@ -232,8 +233,4 @@ function runGuards(state: CallState): Failed | undefined {
     return { ok: false, failure: failures.guardDenied(exec.name, reason) }
   }
   return undefined
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`)
 }

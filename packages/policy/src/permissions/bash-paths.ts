@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import { assertNever } from '@toolgate/core'
 import type { Cwd } from '../shell/analysis.js'
 import type { BashAnalysis, PathUse } from './bash.js'
 import { expandHome, type ResolvedPath, realPath, TILDE_USER, userHome } from './paths.js'
@@ -103,7 +104,7 @@ function* checkUse(
       if (u.use !== 'mention') yield unknown(u, w.why)
       return
     default:
-      return
+      assertNever(w, 'word')
   }
 }
 
@@ -165,7 +166,7 @@ function accessesOf(u: PathUse): ('read' | 'write')[] {
     case 'mention':
       return u.readOnly ? ['read'] : ['read', 'write']
     default:
-      return []
+      return assertNever(u.use, 'path use')
   }
 }
 

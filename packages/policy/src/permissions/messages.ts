@@ -1,3 +1,4 @@
+import { assertNever } from '@toolgate/core'
 import type { ProtectedPath } from './protected.js'
 import type { LoadedRule, RuleSource } from './types.js'
 
@@ -56,10 +57,6 @@ export const messages = {
   loopingPrefix: (n: number) =>
     `The model has requested this exact call ${n} times and it was refused each time; it may be looping. `,
 } as const
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`)
-}
 
 /**
  * Seed 003 §8.8, §9.5 (issue 17): the protected paths in force, for the system prompt, so the

@@ -1,6 +1,7 @@
-import type { Plugin, PreToolDecision, ToolExecution } from '@toolgate/core'
-import { createPermissionEngine, type PermissionEngine, type PermissionOptions } from './engine.js'
+import { assertNever, type Plugin, type PreToolDecision, type ToolExecution } from '@toolgate/core'
+import { createPermissionEngine, type PermissionEngine } from './engine.js'
 import { messages } from './messages.js'
+import type { PermissionOptions } from './setup.js'
 import type { CallLike, PermissionDecision } from './types.js'
 
 /** `permissions(...)` is a core plugin that also exposes its engine (for the approval prompt). */
@@ -118,8 +119,4 @@ export function explainDecision(
 ): PermissionDecision & { readonly summary: string } {
   const e = 'engine' in engine ? engine.engine : engine
   return e.explain(call)
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`)
 }

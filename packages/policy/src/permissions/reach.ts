@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { assertNever } from '@toolgate/core'
 import type { ProtectedPath } from './protected.js'
 
 /**
@@ -226,7 +227,7 @@ function accepts(t: Token, c: string): boolean {
     case 'set':
       return t.test(c)
     default:
-      return false
+      return assertNever(t, 'token')
   }
 }
 

@@ -1,3 +1,4 @@
+import { assertNever } from '@toolgate/core'
 /** One mount of a sandbox profile, in bubblewrap's order (a later mount covers an earlier one). */
 export type Mount =
   /** The host path, writable. */
@@ -26,8 +27,4 @@ export function mountArgs(mount: Mount): string[] {
     default:
       return assertNever(mount)
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value: ${JSON.stringify(value)}`)
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { assertNever } from '@toolgate/core'
 import { AUTO_RUN_PATHS, HOME_GIT_CONFIG, SHELL_RC_FILES } from './auto-run.js'
 import { CREDENTIAL_STORES, SYSTEM_SECRET_FILES, SYSTEM_SECRET_PATTERN } from './credential-stores.js'
 import { canonical, isFile, isRealDir } from './fs-kind.js'
@@ -90,6 +91,8 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
           // No repository: keep the name, so `git init` cannot make one the host's git trusts.
           mounts.push({ kind: 'empty-dir', target: layout.entry.path })
           break
+        default:
+          assertNever(layout.entry, 'git entry')
       }
       for (const gitdir of layout.gitdirs) {
         const stage = stageGitdir(gitdir, stagingDir, root)

@@ -1,4 +1,5 @@
 import { openSync } from 'node:fs'
+import { assertNever } from '@toolgate/core'
 import { hostFile } from './host-files.js'
 
 /**
@@ -97,7 +98,7 @@ export function unixSocketFilter(arch: string = process.arch): Buffer | undefine
 
 /** Resolve labels to forward jump offsets (classic BPF jumps only forward, by 0-255). */
 function assemble(program: readonly Insn[]): Buffer {
-  const code = program.filter((i) => i.op !== 'label')
+  const code = program.filter((i): i is Exclude<Insn, { op: 'label' }> => i.op !== 'label')
   const at = new Map<string, number>()
   let index = 0
   for (const insn of program) {
@@ -130,6 +131,8 @@ function assemble(program: readonly Insn[]): Buffer {
         out.writeUInt16LE(RET_K, o)
         out.writeUInt32LE(insn.value >>> 0, o + 4)
         break
+      default:
+        assertNever(insn, 'instruction')
     }
   })
   return out

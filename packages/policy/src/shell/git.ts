@@ -1,6 +1,7 @@
 import { no, ok, unsure } from './judgement.js'
 import { arg, flag, type Grammar, grammar, optArg, type Parsed, parseOptions, tagged } from './options.js'
 import { own } from './own.js'
+import { shellCodeFromWords } from './shell-code.js'
 import type { InnerCommand, Judgement, Word } from './types.js'
 import { describeWord, mayBeOption } from './words.js'
 
@@ -280,7 +281,7 @@ function judgeSub(sub: string, rest: readonly Word[]): Judgement {
     case 'submodule':
       if (staticOf(rest[0]) === 'foreach')
         return no('git submodule foreach runs a command in every submodule', {
-          runs: shellFromWords(
+          runs: shellCodeFromWords(
             rest
               .slice(1)
               .filter(
@@ -319,32 +320,6 @@ function rebaseExec(rest: readonly Word[]): InnerCommand[] {
       out.push({ kind: 'shell', code: { kind: 'static', value: a.slice(7) }, via: 'git rebase --exec' })
   }
   return out
-}
-
-/** Words that git joins with spaces and runs through the shell. */
-export function shellFromWords(words: readonly Word[], via: string): InnerCommand[] {
-  if (words.length === 0) return []
-  if (words.every((w) => w.kind === 'static')) {
-    return [
-      {
-        kind: 'shell',
-        code: { kind: 'static', value: words.map((w) => (w as { value: string }).value).join(' ') },
-        via,
-      },
-    ]
-  }
-  return [
-    {
-      kind: 'shell',
-      code: {
-        kind: 'dynamic',
-        why: 'code built from words only known at run time',
-        prefix: '',
-        split: false,
-      },
-      via,
-    },
-  ]
 }
 
 // git branch / git tag grammars (git 2.39 `git branch -h`, `git tag -h`); tags mark modes that

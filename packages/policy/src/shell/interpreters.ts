@@ -1,6 +1,8 @@
+import { assertNever } from '@toolgate/core'
 import type { JudgeContext } from './context.js'
 import { no, ok, pathsInCode } from './judgement.js'
 import { own } from './own.js'
+import { shellCodeFromWords } from './shell-code.js'
 import type { CodeKind, InnerCommand, Judgement, Word } from './types.js'
 import { describeWord, mayBeOption } from './words.js'
 
@@ -157,7 +159,7 @@ export function judgeInterpreter(
   if (SHELLS.has(program)) return judgeShell(program, args, ctx)
   if (program === 'eval') {
     if (args.length === 0) return ok('eval without arguments does nothing')
-    return code(program, 'inline', shellCode(args, 'eval'), 'runs its arguments as shell code')
+    return code(program, 'inline', shellCodeFromWords(args, 'eval'), 'runs its arguments as shell code')
   }
   if (program === 'source' || program === '.') {
     const file = args[0]
@@ -284,31 +286,6 @@ function code(
 
 const staticText = (w: Word | undefined): string | undefined => (w?.kind === 'static' ? w.value : undefined)
 
-/** `eval a b` runs "a b"; a word only known at run time makes the code unknown. */
-function shellCode(words: readonly Word[], via: string): InnerCommand[] {
-  if (words.every((w) => w.kind === 'static')) {
-    return [
-      {
-        kind: 'shell',
-        code: { kind: 'static', value: words.map((w) => (w as { value: string }).value).join(' ') },
-        via,
-      },
-    ]
-  }
-  return [
-    {
-      kind: 'shell',
-      code: {
-        kind: 'dynamic',
-        why: 'code built from words only known at run time',
-        prefix: '',
-        split: false,
-      },
-      via,
-    },
-  ]
-}
-
 /**
  * bash-style shells: `-c` makes the first operand the code; otherwise the first operand is a
  * script and without one (or with `-s`) the code comes from standard input. Options may be
@@ -367,8 +344,4 @@ function judgeShell(program: string, args: readonly Word[], ctx: JudgeContext): 
     )
   }
   return stdinCode(program, ctx)
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`)
 }

@@ -1,3 +1,4 @@
+import { assertNever } from '@toolgate/core'
 import { type Grammar, hasEffects, type Parsed, parseOptions } from './options.js'
 import type { CodeKind, ContentRead, InnerCommand, Judgement, Word } from './types.js'
 import { describeWord } from './words.js'
@@ -120,10 +121,6 @@ function judgeReading(program: string, j: GrammarJudge, p: Parsed): Judgement {
     return reads.length === 0 ? checked : { ...checked, reads: [...reads, ...checked.reads] }
   if (j.operands === 'read') reads.push(...reading(p.operands))
   return ok(`${program} only reads`, { reads })
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`)
 }
 
 /**

@@ -1,3 +1,4 @@
+import { assertNever } from '@toolgate/core'
 import { no, ok, reading, unsure } from './judgement.js'
 import { arg, effect, flag, grammar, type OptionSpec, parseOptions, tagged } from './options.js'
 import { scanSedScript } from './sed.js'
@@ -93,8 +94,4 @@ function judgeReading(args: readonly Word[], permute: boolean): Judgement {
     default:
       return assertNever(scan)
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`)
 }

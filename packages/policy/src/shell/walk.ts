@@ -3,7 +3,6 @@ import type { Cwd } from './analysis.js'
 import type { Stdin } from './context.js'
 import { isSafeEnvAssignment } from './env.js'
 import { readHeredoc } from './heredoc.js'
-import { judgeTest } from './programs.js'
 import {
   clip,
   judgeRedirects,
@@ -13,6 +12,7 @@ import {
   structural,
   type WalkState,
 } from './simple-command.js'
+import { judgeTest } from './simple-programs.js'
 import { childIdsForField, childrenOf, kindOf, sourceSlice, textOf } from './tree-view.js'
 import type { Judgement, Word } from './types.js'
 import { describeWord, resolveWord, type WordSink } from './words.js'

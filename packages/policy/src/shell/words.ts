@@ -1,3 +1,4 @@
+import { assertNever } from '@toolgate/core'
 import type { Node } from 'web-tree-sitter'
 import { childrenOf, kindOf, sourceSlice, textOf } from './tree-view.js'
 import type { DynamicWord, Word } from './types.js'
@@ -76,7 +77,7 @@ class WordBuilder {
         if (w.split) this.split = true
         return
       default:
-        assertNever(w)
+        assertNever(w, 'word')
     }
   }
 
@@ -342,7 +343,7 @@ export function mayBeOption(w: Word): boolean {
       if (w.values !== undefined) return w.values.some(mayBeOption)
       return w.prefix === '' || w.prefix.startsWith('-')
     default:
-      return assertNever(w)
+      return assertNever(w, 'word')
   }
 }
 
@@ -356,12 +357,8 @@ export function describeWord(w: Word): string {
     case 'dynamic':
       return w.why
     default:
-      return assertNever(w)
+      return assertNever(w, 'word')
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected word ${JSON.stringify(value)}`)
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { InnerJudge, JudgeContext } from './context.js'
 import { isSafeEnvAssignment } from './env.js'
-import { shellFromWords } from './git.js'
 import { lit, no, ok, unsure } from './judgement.js'
 import {
   arg,
@@ -14,6 +13,7 @@ import {
   tagged,
 } from './options.js'
 import { own as ownEntry } from './own.js'
+import { shellCodeFromWords } from './shell-code.js'
 import type { ContentRead, InnerCommand, Judgement, Word } from './types.js'
 import { describeWord, mayBeOption } from './words.js'
 
@@ -646,7 +646,7 @@ function judgeWatch(args: readonly Word[]): Judgement {
   const exec = p.options.some((o) => o.name === '-x' || o.spec.tag === 'exec')
   const runs: InnerCommand[] = exec
     ? [{ kind: 'argv', words: p.operands }]
-    : shellFromWords(p.operands, 'watch')
+    : shellCodeFromWords(p.operands, 'watch')
   return no('watch runs a command repeatedly and needs a terminal', { runs })
 }
 
