@@ -170,3 +170,13 @@ describe('system prompt text (seed 003 §8.8: only the configured, stable part)'
     expect(custom).not.toContain(sb.root)
   })
 })
+
+describe('engine options', () => {
+  test('a preset named like an Object.prototype member is unknown', () => {
+    for (const preset of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      expect(loadError(() => engineFor(sb, { preset: preset as never }))).toBe(
+        `toolgate could not load its permission settings, so it will not run (fail closed):\n- options: unknown preset ${JSON.stringify(preset)}\nFix this problem and start again.`,
+      )
+    }
+  })
+})

@@ -79,7 +79,7 @@ export interface EngineSetup {
 export function resolveSetup(options: PermissionOptions): EngineSetup {
   const preset: Preset = options.preset ?? 'workspace-write'
   const approvalPolicy: ApprovalPolicy = options.approvalPolicy ?? 'on-request'
-  if (!(preset in MODE_DEFAULTS))
+  if (!Object.hasOwn(MODE_DEFAULTS, preset))
     throw new PermissionSettingsError([`options: unknown preset ${JSON.stringify(preset)}`])
   if (approvalPolicy !== 'on-request' && approvalPolicy !== 'never') {
     throw new PermissionSettingsError([`options: unknown approvalPolicy ${JSON.stringify(approvalPolicy)}`])
