@@ -1,8 +1,9 @@
 // `toolgate chat` (and `toolgate` with no command on a terminal): an interactive session. A prompt;
 // each message is a task in the same conversation (the history carries over, context management
 // keeps it inside the window); streamed text, cards and approval prompts as in `run`; a status line
-// after each turn (model, tokens used of the window, cost when known, MCP servers still starting). Ctrl-C cancels the running
-// turn (every call still gets its result; the session goes on); Ctrl-C twice, or Ctrl-D, leaves.
+// after each turn (render/status-line.ts: model, tokens used of the window, cost when known, MCP
+// servers still starting). Ctrl-C cancels the running turn (every call still gets its result; the
+// session goes on); Ctrl-C twice, or Ctrl-D, leaves.
 import type { ParsedArgs } from '../args.js'
 import { lineReader } from '../chat/line-reader.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
