@@ -1,18 +1,27 @@
-// What a CLI user waits for (issue 15 §3, DESIGN §7): `toolgate --help` (target <= 4x `node -e 0`)
-// and the time from starting `toolgate run` until its first model request reaches the server
-// (target <= 300 ms), each next to `node -e 0` measured in the same rounds. Run after `npm run
+// What a CLI user waits for (issue 15 §3, DESIGN §7): `toolgate --help` (target <= 150 ms) and the
+// time from starting `toolgate run` until its first model request reaches the server (target <=
+// 300 ms), each next to `node -e 0` measured in the same rounds, with the machine's load average
+// (the targets are for an idle machine; under load compare the ratios). No MCP server is configured
+// (an empty TOOLGATE_HOME, a fresh workspace), so @toolgate/mcp is never loaded. Run after `npm run
 // build`: node bench/cli.bench.mjs
 import { spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { median } from './lib.mjs'
 
 const BIN = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url))
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9)
-const env = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8', NO_COLOR: '1' }
+const env = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  LANG: 'C.UTF-8',
+  NO_COLOR: '1',
+  // No user settings: the run measured has no MCP server configured.
+  TOOLGATE_HOME: mkdtempSync(join(tmpdir(), 'toolgate-bench-home-')),
+}
 
 /** Wall time from spawn to exit. */
 function exitMs(args) {
@@ -90,10 +99,13 @@ server.close()
 
 const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]))
 const ms = (x) => `${x.toFixed(0)} ms`
-const node = process.version
+const load = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ')
+const node = `${process.version}; load ${load} on ${availableParallelism()} cores`
 console.log(`node -e 0: ${ms(m.node)} median of ${ROUNDS} (baseline; ${node})`)
 console.log(
-  `toolgate --help: ${ms(m.help)} median of ${ROUNDS} (${(m.help / m.node).toFixed(2)}x node -e 0; target <= 4x: ${m.help / m.node <= 4 ? 'met' : 'not met'}; ${node})`,
+  `toolgate --help: ${ms(m.help)} median of ${ROUNDS} (${(m.help / m.node).toFixed(2)}x node -e 0; target <= 150 ms: ${m.help <= 150 ? 'met' : 'not met'}; ${node})`,
 )
 for (const [key, label] of [
   ['firstNoCode', 'toolgate run --no-code, start to first model request'],

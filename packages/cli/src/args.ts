@@ -1,5 +1,9 @@
-// A small hand-written argv parser: options are declared once per command (the same table drives
-// parsing and --help), errors say what was wrong and what to do instead.
+// Argument parsing: `node:util` `parseArgs` splits argv into tokens (long and short options, inline
+// `--name=value`, groups of switches like `-yc`, the `--` terminator); this file checks the tokens
+// against one option table per command (the same table drives --help), so every error says what was
+// wrong and what to do instead. parseArgs runs non-strict because its own strict errors name neither
+// the command nor a fix (`Unknown option '--provder'`); every check it would make is made here.
+import { parseArgs as tokenize } from 'node:util'
 
 type OptionKind = 'flag' | 'string' | 'int'
 
@@ -48,56 +52,64 @@ const HELP: OptionSpec = { name: 'help', short: 'h', kind: 'flag', description: 
 /** Parse `argv` (the words after the command name) against `spec`. `--help`/`-h` is always accepted. */
 export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParseResult {
   const all = [...spec.options, HELP]
+  const byName = new Map(all.map((o) => [o.name, o]))
+  const byShort = new Map(all.flatMap((o) => (o.short ? [[o.short, o] as const] : [])))
   const options: Record<string, OptionValue | undefined> = {}
   const positionals: string[] = []
   let help = false
   const fail = (error: string): ParseResult => ({ ok: false, error: `toolgate ${spec.name}: ${error}` })
 
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!
-    if (word === '--') {
-      positionals.push(...argv.slice(i + 1))
-      break
-    }
-    if (!word.startsWith('-') || word === '-') {
-      positionals.push(word)
+  const { tokens } = tokenize({
+    args: [...argv],
+    options: Object.fromEntries(
+      all.map((o) => [
+        o.name,
+        { type: o.kind === 'flag' ? 'boolean' : 'string', ...(o.short ? { short: o.short } : {}) } as const,
+      ]),
+    ),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  })
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positionals.push(token.value)
       continue
     }
-    let name: string
-    let inline: string | undefined
-    let option: OptionSpec | undefined
-    if (word.startsWith('--')) {
-      const eq = word.indexOf('=')
-      name = eq === -1 ? word.slice(2) : word.slice(2, eq)
-      inline = eq === -1 ? undefined : word.slice(eq + 1)
-      option = all.find((o) => o.name === name)
-    } else {
-      name = word.slice(1)
-      if (name.length !== 1)
-        return fail(`unknown option ${word} (short options take one letter; use --long-name for long ones)`)
-      option = all.find((o) => o.short === name)
+    if (token.kind === 'option-terminator') continue
+    const word = argv[token.index]!
+    const short = !token.rawName.startsWith('--')
+    const option = short ? byShort.get(token.rawName.slice(1)) : byName.get(token.name)
+    if (!option) {
+      const inGroup = short && word !== token.rawName && !word.startsWith(`${token.rawName}=`)
+      return fail(
+        `unknown option ${inGroup ? `${token.rawName} in ${word}` : short ? token.rawName : `--${token.name}`}${suggest(token.name, all)}. See \`toolgate ${spec.name} --help\`.`,
+      )
     }
-    if (!option)
-      return fail(`unknown option ${word}${suggest(name, all)}. See \`toolgate ${spec.name} --help\`.`)
-    const flag = option.short === name && !word.startsWith('--') ? `-${name}` : `--${option.name}`
+    const flag = short ? token.rawName : `--${option.name}`
     if (option === HELP) {
       help = true
       continue
     }
     if (option.kind === 'flag') {
-      if (inline !== undefined) return fail(`${flag} is a switch and takes no value (got "${inline}")`)
+      if (token.value !== undefined)
+        return fail(`${flag} is a switch and takes no value (got "${token.value}")`)
       options[option.name] = true
       continue
     }
-    let raw = inline
-    if (raw === undefined) {
-      const next = argv[i + 1]
-      if (next === undefined || (next.startsWith('-') && next !== '-' && !/^-\d/.test(next))) {
-        return fail(`${flag} needs a value${option.value ? ` ${option.value}` : ''}`)
-      }
-      raw = next
-      i++
-    }
+    // A short option's value is the next word: `-mgpt` or `-model` is a typo of --model more often
+    // than a model named "odel".
+    if (short && token.inlineValue === true)
+      return fail(
+        `unknown option ${word} (a short option takes one letter and its value as the next word: ${flag} ${option.value ?? '<value>'}; long options start with --)`,
+      )
+    const raw = token.value
+    // `--provider --yes` is a missing value, not a provider named "--yes" (a negative number is a value).
+    if (
+      raw === undefined ||
+      (token.inlineValue !== true && raw.startsWith('-') && raw !== '-' && !/^-\d/.test(raw))
+    )
+      return fail(`${flag} needs a value${option.value ? ` ${option.value}` : ''}`)
     const checked = checkValue(option, flag, raw)
     if (!checked.ok) return fail(checked.error)
     options[option.name] = checked.value

@@ -27,7 +27,7 @@ const interrupts = {
   },
 }
 
-const { main } = await import('./index.js')
+const { main } = await import('./main.js')
 const { nodeIO } = await import('./io.js')
 main(process.argv.slice(2), nodeIO(controller.signal, interrupts)).then(
   (code) => {

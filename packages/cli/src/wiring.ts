@@ -4,7 +4,8 @@
 //
 // Code Mode is imported only when a session offers run_code (or a replay meets a run_code call):
 // @toolgate/codemode loads the TypeScript compiler for type stripping, the heaviest module of the
-// CLI by far (issue 15 §3).
+// CLI by far (issue 15 §3). @toolgate/mcp and the MCP SDK are imported only when a configuration
+// file may name servers (`mcpConfigured`): a session without MCP never loads them.
 import { basename, join } from 'node:path'
 import { askUserTool, resultBudget, SpillDirectory, taskTool } from '@toolgate/agent'
 import {
@@ -23,7 +24,8 @@ import {
 import { initShellParser, permissions, probeSandbox, type SandboxProbe } from '@toolgate/policy'
 import { scriptedModel } from '@toolgate/providers'
 import { builtinTools } from '@toolgate/tools'
-import { type McpSession, startMcp } from './commands/mcp-session.js'
+import type { McpSession } from './commands/mcp-session.js'
+import { mcpConfigured } from './session/mcp-configured.js'
 
 export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
 export type ApprovalMode = 'on-request' | 'never'
@@ -114,11 +116,14 @@ export function sandboxLine(preset: Preset, probe: SandboxProbe): string {
 export async function createSession(setup: SessionSetup): Promise<Session> {
   const approval = createApprovalService({ policy: setup.approvalPolicy })
   const runtime = createRuntime({ approval, session: setup.sink })
-  // Parser, probe and Code Mode load side by side.
-  const [probe, , codemode] = await Promise.all([
+  // Parser, probe, Code Mode and MCP load side by side.
+  const [probe, , codemode, mcpModule] = await Promise.all([
     probeSandbox(setup.bwrapPath),
     initShellParser(),
     setup.codeMode ? import('@toolgate/codemode') : undefined,
+    setup.mcp && !setup.isolated && mcpConfigured(setup.root)
+      ? import('./commands/mcp-session.js')
+      : undefined,
   ])
   // bash runs under the profile of the session's preset (issue 11 §5); the profile is read per
   // call, so `/preset` changes it together with the permission engine.
@@ -142,15 +147,14 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
     profile.mode = preset
   })
   for (const plugin of setup.plugins ?? []) runtime.use(plugin)
-  const mcp =
-    setup.mcp && !setup.isolated
-      ? startMcp(runtime, setup.root, {
-          ...(setup.contextWindowTokens !== undefined
-            ? { contextWindowTokens: setup.contextWindowTokens }
-            : {}),
-          ...(setup.nativeToolSearch ? { nativeToolSearch: true } : {}),
-        })
-      : undefined
+  const mcp = mcpModule
+    ? mcpModule.startMcp(runtime, setup.root, {
+        ...(setup.contextWindowTokens !== undefined
+          ? { contextWindowTokens: setup.contextWindowTokens }
+          : {}),
+        ...(setup.nativeToolSearch ? { nativeToolSearch: true } : {}),
+      })
+    : undefined
   return {
     runtime,
     approval,

@@ -30,6 +30,17 @@ describe('parseArgs', () => {
       positionals: ['fix the bug'],
       help: false,
     })
+    // Switches group as in any POSIX tool; the last letter of a group may take the next word.
+    expect(parseArgs(spec, ['-yp', 'openai', 't'])).toEqual({
+      ok: true,
+      options: { yes: true, provider: 'openai' },
+      positionals: ['t'],
+      help: false,
+    })
+    expect(parseArgs(spec, ['--max-turns', '-1', 't'])).toEqual({
+      ok: false,
+      error: 'toolgate run: --max-turns must be at least 1 (got -1)',
+    })
     expect(parseArgs(spec, ['-p', 'anthropic', '--', '--not-an-option'])).toEqual({
       ok: true,
       options: { provider: 'anthropic' },
@@ -80,10 +91,20 @@ describe('parseArgs', () => {
       ok: false,
       error: 'toolgate run: unexpected extra argument "the" (quote the task if it has spaces)',
     })
-    expect(parseArgs(spec, ['-yp', 'openai'])).toEqual({
+    // A short option glued to its value reads as a misspelt long option; it is named as such.
+    expect(parseArgs(spec, ['-pvalue', 't'])).toEqual({
       ok: false,
       error:
-        'toolgate run: unknown option -yp (short options take one letter; use --long-name for long ones)',
+        'toolgate run: unknown option -pvalue (a short option takes one letter and its value as the next word: -p <name>; long options start with --)',
+    })
+    expect(parseArgs(spec, ['-yx', 't'])).toEqual({
+      ok: false,
+      error: 'toolgate run: unknown option -x in -yx. See `toolgate run --help`.',
+    })
+    expect(parseArgs(spec, ['-provider', 'openai', 't'])).toEqual({
+      ok: false,
+      error:
+        'toolgate run: unknown option -provider (a short option takes one letter and its value as the next word: -p <name>; long options start with --)',
     })
     expect(parseArgs({ ...spec, positionals: [] }, ['x'])).toEqual({
       ok: false,

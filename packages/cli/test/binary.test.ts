@@ -485,7 +485,7 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tm
     })
   }
   /** `toolgate` with no command, configured by the environment, in a 120x50 pane. */
-  const start = (name: string, baseUrl: string, root: string) =>
+  const start = (name: string, baseUrl: string, root: string, env = '') =>
     tmux(
       'new-session',
       '-d',
@@ -495,7 +495,7 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tm
       '120',
       '-y',
       '50',
-      `cd ${root} && env TOOLGATE_PROVIDER=openai-chat TOOLGATE_BASE_URL=${baseUrl} TOOLGATE_MODEL=gpt-4.1-mini node ${BIN}; echo "[exit $?]"; read _`,
+      `cd ${root} && env ${env} TOOLGATE_PROVIDER=openai-chat TOOLGATE_BASE_URL=${baseUrl} TOOLGATE_MODEL=gpt-4.1-mini node ${BIN}; echo "[exit $?]"; read _`,
     )
 
   test('a session: streamed reply and status line; Ctrl-C cancels a turn and the session goes on; ask_user; an approval; /preset; Ctrl-C twice leaves', async () => {
@@ -570,6 +570,33 @@ describe.skipIf(!HAS_TMUX && !CI).concurrent('toolgate chat under a real pty (tm
         '· preset read-only from here on',
       ])
         expect(replayed.stdout).toContain(line)
+    } finally {
+      await server.close()
+    }
+  }, 300_000)
+
+  test('the status line counts an MCP server that is still starting', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'toolgate-chat-pty-mcp-'))
+    // A server from the user's own settings (trusted) that never answers `initialize`: it stays
+    // pending for the whole session (its start-up deadline is the longest the loader accepts).
+    const home = mkdtempSync(join(tmpdir(), 'toolgate-chat-pty-home-'))
+    writeFileSync(
+      join(home, 'settings.json'),
+      JSON.stringify({
+        mcpServers: { slow: { command: 'sleep', args: ['600'], startupTimeoutMs: 600_000 } },
+      }),
+    )
+    const server = await scriptServer([() => [text('Hi.'), finish('stop'), usage(5200, 12)]])
+    try {
+      start('m', server.baseUrl, root, `TOOLGATE_HOME=${home}`)
+      await waitFor('m', 'mcp       slow: pending')
+      tmux('send-keys', '-t', 'm', 'hello', 'Enter')
+      await waitFor(
+        'm',
+        'Hi.\n── gpt-4.1-mini · 5.2k/1.0M tokens · $0.0021 · workspace-write · mcp: 1 starting\n',
+      )
+      tmux('send-keys', '-t', 'm', 'C-d')
+      await waitFor('m', '[exit 0]')
     } finally {
       await server.close()
     }

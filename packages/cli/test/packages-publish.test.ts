@@ -122,7 +122,8 @@ describe('the tarballs', () => {
 
   test.each(WORKSPACES)('%s: engines, repository and sideEffects', (workspace) => {
     const manifest = JSON.parse(readFileSync(join(extracted.get(workspace)!, 'package.json'), 'utf8'))
-    expect(manifest.engines).toEqual({ node: '>=20' })
+    // The CLI styles its output with util.styleText, which Node 20 has from 20.12 on.
+    expect(manifest.engines).toEqual({ node: workspace === 'cli' ? '>=20.12' : '>=20' })
     expect(manifest.license).toBe('MIT')
     expect(manifest.repository).toEqual({
       type: 'git',

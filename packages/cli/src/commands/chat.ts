@@ -1,14 +1,16 @@
 // `toolgate chat` (and `toolgate` with no command on a terminal): an interactive session. A prompt;
 // each message is a task in the same conversation (the history carries over, context management
 // keeps it inside the window); streamed text, cards and approval prompts as in `run`; a status line
-// after each turn (model, tokens used of the window, cost when known). Ctrl-C cancels the running
-// turn (every call still gets its result; the session goes on); Ctrl-C twice, or Ctrl-D, leaves.
+// after each turn (render/status-line.ts: model, tokens used of the window, cost when known, MCP
+// servers still starting). Ctrl-C cancels the running turn (every call still gets its result; the
+// session goes on); Ctrl-C twice, or Ctrl-D, leaves.
 import type { ParsedArgs } from '../args.js'
 import { lineReader } from '../chat/line-reader.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { formatCost } from '../render/pricing.js'
 import { formatTokens } from '../render/run-view.js'
+import { renderStatusLine } from '../render/status-line.js'
 import { terminalSafe } from '../render/terminal-text.js'
 import type { Preset } from '../wiring.js'
 import { type DriveSession, openSession } from './drive.js'
@@ -147,14 +149,20 @@ export async function chatCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCo
 
   function status(ended: string | undefined): void {
     const s = opened.view.stats
-    const parts = [
-      opened.model.model,
-      `${s.context === undefined ? '?' : formatTokens(s.context)}/${formatTokens(opened.contextWindow)} tokens`,
-      ...(s.cost === undefined ? [] : [formatCost(s.cost)]),
-      opened.preset,
-      ...(ended ? [ended] : []),
-    ]
-    out(`${style.dim(`── ${parts.map((p) => terminalSafe(p)).join(' · ')}`)}\n\n`)
+    const line = renderStatusLine(
+      {
+        model: opened.model.model,
+        contextTokens: s.context,
+        contextWindow: opened.contextWindow,
+        ...(s.cost === undefined ? {} : { cost: s.cost }),
+        preset: opened.preset,
+        ...(opened.session.mcp ? { mcp: opened.session.mcp.pending() } : {}),
+        ...(ended ? { ended } : {}),
+      },
+      style,
+      opened.width(),
+    )
+    out(`${line}\n\n`)
   }
 }
 

@@ -119,6 +119,8 @@ export interface DriveSession {
   readonly history: readonly Message[]
   readonly preset: Preset
   readonly contextWindow: number
+  /** The terminal's width now, in columns (at least 40; 160 off a terminal). */
+  width(): number
   /** An approval or ask_user prompt owns the keyboard right now. */
   readonly prompting: boolean
   /** Run one task: `messages` are appended to the conversation (and logged); never rejects. */
@@ -142,7 +144,8 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   const style = createStyle(colorEnabled(out, io.env))
   const interactive = io.stdin?.isTTY === true && out.isTTY === true
   const screen: Screen = createScreen(out, style, { progress: out.isTTY === true && !o.json })
-  const width = Math.max(40, (out.isTTY ? out.columns : undefined) ?? 160)
+  const widthNow = () => Math.max(40, (out.isTTY ? out.columns : undefined) ?? 160)
+  const width = widthNow()
   const fail = (message: string): ExitCode => {
     io.stderr.write(`toolgate: ${terminalSafe(message)}\n`)
     return EXIT.config
@@ -340,6 +343,7 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
       return preset
     },
     contextWindow,
+    width: widthNow,
     get prompting() {
       return prompting > 0
     },

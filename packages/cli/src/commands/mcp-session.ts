@@ -7,6 +7,7 @@ import { DeferredTools } from '@toolgate/agent'
 import type { Runtime } from '@toolgate/core'
 import { McpManager, type ServerReport } from '@toolgate/mcp'
 import { toolSearchTool } from '@toolgate/tools'
+import type { McpPending } from '../render/status-line.js'
 
 export interface McpSession {
   readonly manager: McpManager
@@ -18,6 +19,8 @@ export interface McpSession {
   sync(): string[]
   /** Banner lines: every server's state now (and the baseline for later changes). */
   banner(): string[]
+  /** Servers whose tools the model cannot call yet: starting (or connected, tools at the next turn), reconnecting. */
+  pending(): McpPending
   dispose(): Promise<void>
 }
 
@@ -68,6 +71,17 @@ export function startMcp(
     banner() {
       manager.sync()
       return lines(false)
+    },
+    pending() {
+      const waiting = new Set(manager.pendingServers())
+      let starting = 0
+      let reconnecting = 0
+      for (const r of manager.report()) {
+        if (!waiting.has(r.name)) continue
+        if (r.status.state === 'reconnecting') reconnecting++
+        else starting++
+      }
+      return { starting, reconnecting }
     },
     async dispose() {
       search.dispose()

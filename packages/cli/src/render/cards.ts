@@ -7,6 +7,7 @@
 import type { ContentBlock, JsonValue, ToolCallView, ToolResultView } from '@toolgate/core'
 import type { Style } from './colors.js'
 import { terminalSafe, terminalSafeDeep } from './terminal-text.js'
+import { clipToWidth, wrapToWidth } from './text-width.js'
 
 /** The parts of a ToolResult a card needs (a live result or one read back from a session log). */
 export interface ResultLike {
@@ -43,9 +44,9 @@ export function renderCallCard(untrusted: CallCardInput, style: Style, options: 
   const input = safeCall(untrusted)
   const width = options.width ?? 160
   const head = `${style.cyan('▸')} ${style.bold(input.name)} ${callDetail(input)}`
-  const lines = [clip(head, width, style)]
+  const lines = [clipToWidth(head, width)]
   if (input.view?.card === 'terminal' && input.view.description) {
-    lines.push(clip(`  ${style.dim(input.view.description)}`, width, style))
+    lines.push(clipToWidth(`  ${style.dim(input.view.description)}`, width))
   }
   return `${lines.join('\n')}\n`
 }
@@ -67,7 +68,7 @@ export function renderResultCard(
     const message = result.error?.message ?? textOf(result.content)
     const head = `${style.red('✗')} ${style.bold(input.name)} ${callDetail(input)} · ${style.red(code)}${badges}`
     // The reason is the point of an error card: wrap it, never cut it mid-sentence.
-    return card(head, message === '' ? [] : wrap(message, width - 4), maxLines, width, style)
+    return card(head, message === '' ? [] : wrapToWidth(message, width - 4), maxLines, width, style)
   }
   const view = input.resultView
   const mark = style.green('✓')
@@ -251,38 +252,12 @@ function isRaw(args: JsonValue | { readonly raw: string }): args is { readonly r
 }
 
 function card(head: string, body: readonly string[], maxLines: number, width: number, style: Style): string {
-  const out = [clip(head, width, style)]
+  const out = [clipToWidth(head, width)]
   const shown = body.length > maxLines ? body.slice(0, maxLines) : body
-  for (const line of shown) out.push(clip(`  ${style.dim(BAR)} ${line}`, width, style))
+  for (const line of shown) out.push(clipToWidth(`  ${style.dim(BAR)} ${line}`, width))
   if (body.length > shown.length)
     out.push(`  ${style.dim(BAR)} ${style.dim(`… ${body.length - shown.length} more lines`)}`)
   return `${out.join('\n')}\n`
-}
-
-/** Word-wrap plain text to `width` columns (long words are split). */
-function wrap(text: string, width: number): string[] {
-  const out: string[] = []
-  for (const para of text.split('\n')) {
-    let line = ''
-    for (const word of para.split(' ')) {
-      if (line !== '' && line.length + 1 + word.length > width) {
-        out.push(line)
-        line = ''
-      }
-      let w = word
-      while (w.length > width) {
-        if (line !== '') {
-          out.push(line)
-          line = ''
-        }
-        out.push(w.slice(0, width))
-        w = w.slice(width)
-      }
-      line = line === '' ? w : `${line} ${w}`
-    }
-    out.push(line)
-  }
-  return out
 }
 
 function textOf(content: readonly ContentBlock[]): string {
@@ -293,8 +268,7 @@ function textOf(content: readonly ContentBlock[]): string {
 }
 
 function oneLine(text: string, max = 120): string {
-  const flat = text.replace(/\s*\n\s*/g, ' ⏎ ').replace(/\t/g, ' ')
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+  return clipToWidth(text.replace(/\s*\n\s*/g, ' ⏎ ').replace(/\t/g, ' '), max)
 }
 
 export function formatDuration(ms: number): string {
@@ -302,34 +276,6 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
   const s = Math.round(ms / 1000)
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
-}
-
-/** Cut a (possibly styled) line to `width` visible characters. Styled lines are cut on plain text. */
-function clip(line: string, width: number, style: Style): string {
-  const tabs = line.replace(/\t/g, '  ')
-  if (!style.enabled) return tabs.length > width ? `${tabs.slice(0, width - 1)}…` : tabs
-  // Coloured: count visible characters; cut after the width and reset attributes.
-  let visible = 0
-  let out = ''
-  for (let i = 0; i < tabs.length; i++) {
-    if (tabs[i] === '\x1b') {
-      const end = tabs.indexOf('m', i)
-      if (end !== -1) {
-        out += tabs.slice(i, end + 1)
-        i = end
-        continue
-      }
-    }
-    if (visible === width - 1 && i < tabs.length - 1 && visibleRest(tabs, i) > 1) return `${out}…\x1b[0m`
-    out += tabs[i]
-    visible++
-  }
-  return out
-}
-
-function visibleRest(text: string, from: number): number {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: counting characters outside ANSI escapes
-  return text.slice(from).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').length
 }
 
 function assertNever(value: never): never {

@@ -1,18 +1,18 @@
-// ANSI styling that disappears entirely when colour is off: NO_COLOR (https://no-color.org: set and
-// not empty), or the stream is not a TTY. FORCE_COLOR (not "0") forces it on, for pipes into `less -R`.
+// Terminal styling through `util.styleText` (Node >= 20.12), all of it disappearing when colour is
+// off: NO_COLOR (https://no-color.org: set and not empty), or the stream is not a TTY. FORCE_COLOR
+// (not "0") forces it on, for pipes into `less -R`. The decision is ours, made once per stream from
+// the CLI's own env (tests pass theirs), so styleText is told not to check process.stdout itself.
+//
+// Nested styles keep the outer style: a red line holding a green word is red again after the word,
+// and a dim line holding a bold word is dim again (bold and dim share the closing code 22). Node 24's
+// styleText re-opens the outer style itself; Node 20's does not, so there the inner closing codes are
+// followed by the outer opening code before styleText wraps the text.
+import { inspect, stripVTControlCharacters, styleText } from 'node:util'
 import type { OutStream } from '../io.js'
 
-export interface Style {
-  readonly enabled: boolean
-  bold(text: string): string
-  dim(text: string): string
-  red(text: string): string
-  green(text: string): string
-  yellow(text: string): string
-  blue(text: string): string
-  magenta(text: string): string
-  cyan(text: string): string
-}
+type Format = 'bold' | 'dim' | 'red' | 'green' | 'yellow' | 'blue' | 'magenta' | 'cyan'
+
+export type Style = { readonly enabled: boolean } & { readonly [F in Format]: (text: string) => string }
 
 export function colorEnabled(stream: OutStream, env: Readonly<Record<string, string | undefined>>): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
@@ -20,29 +20,50 @@ export function colorEnabled(stream: OutStream, env: Readonly<Record<string, str
   return stream.isTTY === true && env.TERM !== 'dumb'
 }
 
-const wrap = (open: number, close: number) => (text: string) =>
-  text === '' ? text : `\x1b[${open}m${text}\x1b[${close}m`
+const RAW = { validateStream: false } as const
+
+const sgr = (code: number) => `\x1b[${code}m`
+
+/** Whether this Node's styleText re-opens the outer style after a nested one closes (Node 24 does). */
+const REOPENS = !styleText('red', `${styleText('green', 'g', RAW)}r`, RAW).includes(`${sgr(39)}r`)
+
+function styler(format: Format): (text: string) => string {
+  const [open, close] = inspect.colors[format] as [number, number]
+  const closing = sgr(close)
+  const reopened = `${closing}${sgr(open)}`
+  return (text) =>
+    text === '' ? text : styleText(format, REOPENS ? text : text.replaceAll(closing, reopened), RAW)
+}
+
+const id = (text: string) => text
+const PLAIN: Style = {
+  enabled: false,
+  bold: id,
+  dim: id,
+  red: id,
+  green: id,
+  yellow: id,
+  blue: id,
+  magenta: id,
+  cyan: id,
+}
+const STYLED: Style = {
+  enabled: true,
+  bold: styler('bold'),
+  dim: styler('dim'),
+  red: styler('red'),
+  green: styler('green'),
+  yellow: styler('yellow'),
+  blue: styler('blue'),
+  magenta: styler('magenta'),
+  cyan: styler('cyan'),
+}
 
 export function createStyle(enabled: boolean): Style {
-  if (!enabled) {
-    const id = (text: string) => text
-    return { enabled, bold: id, dim: id, red: id, green: id, yellow: id, blue: id, magenta: id, cyan: id }
-  }
-  return {
-    enabled,
-    bold: wrap(1, 22),
-    dim: wrap(2, 22),
-    red: wrap(31, 39),
-    green: wrap(32, 39),
-    yellow: wrap(33, 39),
-    blue: wrap(34, 39),
-    magenta: wrap(35, 39),
-    cyan: wrap(36, 39),
-  }
+  return enabled ? STYLED : PLAIN
 }
 
 /** Remove ANSI escape sequences (tests, width computations). */
 export function stripAnsi(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ANSI escapes is the point
-  return text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+  return stripVTControlCharacters(text)
 }

@@ -5,6 +5,7 @@
 import type { OutStream } from '../io.js'
 import { formatDuration } from './cards.js'
 import type { Style } from './colors.js'
+import { clipToWidth, displayWidth } from './text-width.js'
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 
@@ -54,8 +55,9 @@ export function createScreen(out: OutStream, style: Style, options: ScreenOption
     const columns = (out.columns ?? 80) - 1
     const text = `${FRAMES[frame++ % FRAMES.length]} ${oldest.label}`
     const elapsed = ` · ${formatDuration(t - oldest.since)}`
-    const room = columns - elapsed.length - (due.length > 1 ? 10 : 0)
-    const label = text.length > room ? `${text.slice(0, Math.max(1, room - 1))}…` : text
+    // In columns, not code units: a wrapped progress line could not be erased with \r.
+    const room = columns - displayWidth(elapsed) - displayWidth(more)
+    const label = clipToWidth(text, Math.max(1, room))
     out.write(`\r\x1b[2K${style.cyan(label)}${style.dim(elapsed)}${more}`)
     shown = true
   }
