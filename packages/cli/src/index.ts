@@ -12,7 +12,7 @@ export {
 export { type Endpoint, PROVIDERS, resolveEndpoint } from './endpoint.js'
 export { EXIT, type ExitCode } from './exit-codes.js'
 export { type CliIO, type InStream, nodeIO, type OutStream } from './io.js'
-export { main, topHelp, version } from './main.js'
+export { main, topHelp } from './main.js'
 export {
   type CallCardInput,
   type ResultCardInput,
@@ -21,3 +21,4 @@ export {
   renderResultCard,
 } from './render/cards.js'
 export { colorEnabled, createStyle, type Style, stripAnsi } from './render/colors.js'
+export { version } from './version.js'

@@ -5,11 +5,11 @@
 // parser and the command specs (bin.ts imports it, not the package index with its re-exports). A
 // command's code, and the runtime, tools, policy, providers and Code Mode behind it, is imported
 // when that command runs, never for --help or --version.
-import { readFileSync } from 'node:fs'
 import { type CommandSpec, helpText, type ParsedArgs, parseArgs } from './args.js'
 import { chatSpec, demoSpec, mcpSpec, replaySpec, runSpec } from './commands/specs.js'
 import { EXIT, type ExitCode } from './exit-codes.js'
 import type { CliIO } from './io.js'
+import { version } from './version.js'
 
 type CommandRun = (parsed: ParsedArgs, io: CliIO) => Promise<ExitCode>
 
@@ -26,17 +26,6 @@ const COMMANDS = {
   replay: { spec: replaySpec, load: async () => (await import('./commands/replay.js')).replayCommand },
   mcp: { spec: mcpSpec, load: async () => (await import('./commands/mcp.js')).mcpCommand },
 } as const satisfies Record<string, Command>
-
-export function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version?: string
-    }
-    return pkg.version ?? 'unknown'
-  } catch {
-    return 'unknown'
-  }
-}
 
 export function topHelp(): string {
   return [

@@ -8,7 +8,6 @@
 // (`transcript: true`), usage per request, elisions and compactions, `/preset` and `/clear`, and
 // who answered each approval (`cli/approval`). `--resume`/`--continue` rebuild the history from it.
 
-import { readFileSync } from 'node:fs'
 import {
   type AgentResult,
   actionPayload,
@@ -36,6 +35,7 @@ import { createRunView, type RunStats, type RunView, renderSummary } from '../re
 import { terminalSafe } from '../render/terminal-text.js'
 import { prepareLog } from '../session/log-file.js'
 import { overlapProbe } from '../session/overlap.js'
+import { version } from '../version.js'
 import { type ApprovalMode, createSession, type Preset, type Session, type SessionSetup } from '../wiring.js'
 
 /** How asks are answered when nobody is at a terminal (or --yes); `by` names who decided, for the log. */
@@ -218,7 +218,7 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   const model = o.model({ codeMode: session.codeMode, log })
   let preset = o.preset
   log('session/start', {
-    version: CLI_VERSION,
+    version: version(),
     provider: o.provider,
     model: model.model,
     preset,
@@ -488,15 +488,3 @@ function emptyStats(): RunStats {
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
-
-/** The CLI's version, for the log header (package.json next to dist/). */
-const CLI_VERSION = (() => {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: string
-    }
-    return pkg.version ?? 'unknown'
-  } catch {
-    return 'unknown'
-  }
-})()
