@@ -55,7 +55,3 @@ export function textOf(message: AssistantMessage): string {
   for (const p of message.parts) if (p.type === 'text') out += p.text
   return out
 }
-
-export function assertNever(value: never, what = 'value'): never {
-  throw new Error(`unexpected ${what}: ${JSON.stringify(value)}`)
-}

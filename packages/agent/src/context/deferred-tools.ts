@@ -14,7 +14,7 @@
 // everything is announced again. Names that stop being deferred (loaded, or their server left)
 // are dropped silently (§10.7 (2)).
 import type { Disposable, Runtime, ToolSchema } from '@toolgate/core'
-import type { Message, UserMessage } from '@toolgate/providers'
+import { isForeignTool, type Message, type UserMessage } from '@toolgate/providers'
 
 export interface DeferredToolsOptions {
   /**
@@ -61,7 +61,7 @@ export class DeferredTools {
   private deferrable(tool: ToolSchema, mcpDeferred: boolean): boolean {
     if (this.alwaysLoad.has(tool.name) || this.sent.has(tool.name)) return false
     if (tool.deferLoading === true) return true
-    return mcpDeferred && tool.name.startsWith('mcp__')
+    return mcpDeferred && isForeignTool(tool.name)
   }
 
   /**

@@ -6,7 +6,12 @@
 // characters, invisible and bidirectional format characters and long runs of blanks made visible
 // (a carriage return, an escape sequence or 150 spaces must not hide `| sh`), never cut short
 // without saying so, and every reason the policy gave.
-import type { ApprovalAnswerer, ApprovalOutcome, ApprovalRequest } from '@toolgate/core'
+import {
+  type ApprovalAnswerer,
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  assertNever,
+} from '@toolgate/core'
 import type { Style } from '../render/colors.js'
 import type { Screen } from '../render/progress.js'
 import { visible } from '../render/terminal-text.js'
@@ -160,8 +165,4 @@ export function keyAnswer(ch: string, offerSession: boolean): PromptAnswer | und
     default:
       return undefined
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected answer ${String(value)}`)
 }

@@ -4,7 +4,13 @@
 // same text. Pure functions: (input, style) -> text; the caller decides where it goes. Every field
 // of the input is untrusted (the model names the tool and writes the arguments; tools echo what
 // they read): each exported function makes its input terminal-safe first (terminal-text.ts).
-import type { ContentBlock, JsonValue, ToolCallView, ToolResultView } from '@toolgate/core'
+import {
+  assertNever,
+  type ContentBlock,
+  type JsonValue,
+  type ToolCallView,
+  type ToolResultView,
+} from '@toolgate/core'
 import type { Style } from './colors.js'
 import { terminalSafe, terminalSafeDeep } from './terminal-text.js'
 import { clipToWidth, wrapToWidth } from './text-width.js'
@@ -276,8 +282,4 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
   const s = Math.round(ms / 1000)
   return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unknown card ${JSON.stringify(value)}`)
 }

@@ -2,7 +2,7 @@
 // into one JSON event per line; and keeps the numbers the closing summary prints.
 
 import type { AgentEvent } from '@toolgate/agent'
-import type { JsonValue } from '@toolgate/core'
+import { assertNever, type JsonValue } from '@toolgate/core'
 import type { OutStream } from '../io.js'
 import { callDetail, formatDuration, renderCallCard, renderResultCard } from './cards.js'
 import type { Style } from './colors.js'
@@ -314,8 +314,4 @@ export function formatTokens(n: number): string {
   if (n < 1000) return String(Math.round(n))
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`
   return `${(n / 1_000_000).toFixed(1)}M`
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unknown event ${JSON.stringify(value)}`)
 }

@@ -1,7 +1,7 @@
 // Anthropic Messages API (POST /v1/messages). Tool results of a turn go into ONE user message
 // (seed 003 §2.4); tool calls arrive as tool_use blocks whose input streams as partial JSON.
-import type { JsonObject, JsonValue } from '@toolgate/core'
-import { type AssistantPart, assertNever, type ContentBlock, type Message } from '../messages.js'
+import { assertNever, type JsonObject, type JsonValue } from '@toolgate/core'
+import type { AssistantPart, ContentBlock, Message } from '../messages.js'
 import type { ModelRequest, ModelStreamEvent, Usage } from '../model.js'
 import { ANTHROPIC_STOP_REASONS, normalizeStopReason } from '../stop-reasons.js'
 import { ProviderStreamError } from '../transport/errors.js'

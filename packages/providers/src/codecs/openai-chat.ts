@@ -1,8 +1,8 @@
 // OpenAI Chat Completions (POST /chat/completions), also spoken by llama.cpp server, vLLM, Ollama and
 // most gateways. One `tool` message per result (seed 003 §2.6); arguments are a JSON string; in a
 // stream, parallel calls interleave by `index`.
-import type { JsonValue } from '@toolgate/core'
-import { type AssistantPart, assertNever, type ContentBlock, type Message } from '../messages.js'
+import { assertNever, type JsonValue } from '@toolgate/core'
+import type { AssistantPart, ContentBlock, Message } from '../messages.js'
 import type { ModelRequest, ModelStreamEvent, Usage } from '../model.js'
 import { normalizeStopReason, OPENAI_CHAT_STOP_REASONS } from '../stop-reasons.js'
 import { ProviderStreamError } from '../transport/errors.js'

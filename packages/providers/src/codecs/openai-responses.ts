@@ -1,8 +1,8 @@
 // OpenAI Responses API (POST /responses). History is a list of items: messages, `function_call`
 // items and `function_call_output` items (one per result). Tools default to strict on this wire, so
 // `strict` is always sent explicitly.
-import type { JsonValue } from '@toolgate/core'
-import { type AssistantPart, assertNever, type ContentBlock, type Message } from '../messages.js'
+import { assertNever, type JsonValue } from '@toolgate/core'
+import type { AssistantPart, ContentBlock, Message } from '../messages.js'
 import type { ModelRequest, ModelStreamEvent, Usage } from '../model.js'
 import { normalizeStopReason, OPENAI_RESPONSES_STOP_REASONS, type StopReason } from '../stop-reasons.js'
 import { ProviderStreamError } from '../transport/errors.js'

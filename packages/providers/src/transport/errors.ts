@@ -1,4 +1,5 @@
 // Errors of the transport and the codecs. Each message says what happened and what to do next.
+import { assertNever } from '@toolgate/core'
 
 export type ProviderErrorKind =
   | 'http'
@@ -157,8 +158,4 @@ export class ProviderStreamError extends ProviderError {
   constructor(message: string, status?: number) {
     super('stream', message, status)
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`)
 }

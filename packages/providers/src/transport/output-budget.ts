@@ -3,6 +3,7 @@
 // counts is what a consumer accumulates (collectTurn, the agent, a terminal view), so holding it
 // bounds them all. It also decides what is progress for the idle timer: an event that carries
 // output. Keep-alives (comments, pings, events that decode to nothing) never reach it.
+import { assertNever } from '@toolgate/core'
 import type { AssistantPart } from '../messages.js'
 import type { ModelStreamEvent } from '../model.js'
 import { ProviderLimitError } from './errors.js'
@@ -74,8 +75,4 @@ export class OutputBudget {
     if (this.used > this.max) throw new ProviderLimitError('maxOutputChars', this.max)
     return chars > 0
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unknown model output ${JSON.stringify(value)}`)
 }
