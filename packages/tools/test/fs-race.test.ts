@@ -52,10 +52,19 @@ function outcome(r: ToolResult): string {
   return typeof info?.code === 'string' ? info.code : (r.error?.code ?? 'unknown')
 }
 
-/** Call `step` until the racer flipped MIN_FLIPS times and MIN_CALLS calls were made. */
-async function race(flips: () => number, step: (i: number) => Promise<void>): Promise<number> {
+/**
+ * Call `step` until the racer flipped MIN_FLIPS times and MIN_CALLS calls were made, and `also`
+ * holds (both sides of a race seen: which side a call lands on is up to the scheduler, so a test
+ * that needs both keeps calling, up to MAX_CALLS).
+ */
+const MAX_CALLS = 20 * MIN_CALLS
+async function race(
+  flips: () => number,
+  step: (i: number) => Promise<void>,
+  also: () => boolean = () => true,
+): Promise<number> {
   let i = 0
-  while (i < MIN_CALLS || flips() < MIN_FLIPS) await step(i++)
+  while ((i < MIN_CALLS || flips() < MIN_FLIPS || !also()) && i < MAX_CALLS) await step(i++)
   return i
 }
 
@@ -97,12 +106,16 @@ describe.each(['procfs', 'realpath'] as const)('symlink races (descriptor path f
     const writes: string[] = []
     const edits: string[] = []
     const reads: string[] = []
-    await race(racer.flips, async (i) => {
-      const read = await w.call('read', { path: 'cfg' })
-      reads.push(outcome(read))
-      writes.push(outcome(await w.call('write', { path: 'cfg', content: `v${i}\n` })))
-      edits.push(outcome(await w.call('edit', { path: 'cfg', old_string: `v${i}`, new_string: `e${i}` })))
-    })
+    await race(
+      racer.flips,
+      async (i) => {
+        const read = await w.call('read', { path: 'cfg' })
+        reads.push(outcome(read))
+        writes.push(outcome(await w.call('write', { path: 'cfg', content: `v${i}\n` })))
+        edits.push(outcome(await w.call('edit', { path: 'cfg', old_string: `v${i}`, new_string: `e${i}` })))
+      },
+      () => writes.includes('ok') && [...writes, ...edits].includes('PROTECTED_PATH'),
+    )
     const flips = await racer.stop()
     expect(flips).toBeGreaterThanOrEqual(MIN_FLIPS)
     expect(readFileSync(join(w.root, '.git/config'))).toEqual(config)
@@ -122,10 +135,14 @@ describe.each(['procfs', 'realpath'] as const)('symlink races (descriptor path f
     const config = readFileSync(join(w.root, '.git/config'))
     const racer = await startRacer(join(w.root, 'sub'), 'inner', '.git')
     const writes: string[] = []
-    await race(racer.flips, async (i) => {
-      await w.call('read', { path: 'sub/config' })
-      writes.push(outcome(await w.call('write', { path: 'sub/config', content: `v${i}\n` })))
-    })
+    await race(
+      racer.flips,
+      async (i) => {
+        await w.call('read', { path: 'sub/config' })
+        writes.push(outcome(await w.call('write', { path: 'sub/config', content: `v${i}\n` })))
+      },
+      () => writes.includes('ok') && writes.includes('PROTECTED_PATH'),
+    )
     await racer.stop()
     expect(readFileSync(join(w.root, '.git/config'))).toEqual(config)
     const counts = tally(writes)
@@ -139,11 +156,15 @@ describe.each(['procfs', 'realpath'] as const)('symlink races (descriptor path f
     const w = workspace()
     const racer = await startRacer(join(w.root, 'doc'), 'harmless.txt', join(w.outside, 'secret.txt'))
     const reads: string[] = []
-    await race(racer.flips, async () => {
-      const r = await w.call('read', { path: 'doc' })
-      expect(text(r)).not.toContain('SECRET')
-      reads.push(outcome(r))
-    })
+    await race(
+      racer.flips,
+      async () => {
+        const r = await w.call('read', { path: 'doc' })
+        expect(text(r)).not.toContain('SECRET')
+        reads.push(outcome(r))
+      },
+      () => reads.includes('ok') && reads.includes('LINK_OUTSIDE_WORKSPACE'),
+    )
     await racer.stop()
     const counts = tally(reads)
     expect(unexpected(counts, ['ok', ...RACE_REFUSALS])).toEqual([])
@@ -167,6 +188,9 @@ describe.each(['procfs', 'realpath'] as const)('symlink races (descriptor path f
         )
         writes.push(outcome(await w.call('write', { path: `e/new-${i}/deep.txt`, content: 'x\n' })))
       },
+      () =>
+        writes.includes('ok') &&
+        (writes.includes('PROTECTED_PATH') || writes.includes('LINK_OUTSIDE_WORKSPACE')),
     )
     await racerHooks.stop()
     await racerOut.stop()
@@ -184,9 +208,13 @@ describe('a name swapped between a regular file and a FIFO', () => {
     const w = workspace()
     const racer = await startRacer(join(w.root, 'pipe.txt'), 'plain text\n', '', 'fifo')
     const reads: string[] = []
-    await race(racer.flips, async () => {
-      reads.push(outcome(await w.call('read', { path: 'pipe.txt' })))
-    })
+    await race(
+      racer.flips,
+      async () => {
+        reads.push(outcome(await w.call('read', { path: 'pipe.txt' })))
+      },
+      () => reads.includes('ok') && reads.includes('NOT_REGULAR_FILE'),
+    )
     await racer.stop()
     const counts = tally(reads)
     expect(unexpected(counts, ['ok', ...RACE_REFUSALS])).toEqual([])
