@@ -7,7 +7,7 @@
 // CLI by far (issue 15 §3). @toolgate/mcp and the MCP SDK are imported only when a configuration
 // file may name servers (`mcpConfigured`): a session without MCP never loads them.
 import { basename, join } from 'node:path'
-import { askUserTool, resultBudget, SpillDirectory, taskTool } from '@toolgate/agent'
+import { askUserTool, displayPath, resultBudget, SpillDirectory, taskTool } from '@toolgate/agent'
 import {
   type ApprovalRequest,
   type ApprovalService,
@@ -153,6 +153,9 @@ export async function createSession(setup: SessionSetup): Promise<Session> {
           ? { contextWindowTokens: setup.contextWindowTokens }
           : {}),
         ...(setup.nativeToolSearch ? { nativeToolSearch: true } : {}),
+        spill: {
+          save: (stem, extension, data) => displayPath(spill.saveSync(stem, extension, data), setup.root),
+        },
       })
     : undefined
   return {

@@ -155,3 +155,71 @@ test('--tool-search native is refused on a wire without a native tool search', (
     'toolgate run: --tool-search native needs --provider anthropic (the openai-chat wire has no native tool search here); use --tool-search emulated\n',
   )
 })
+
+test('a cut MCP result is spilled into the workspace, named relative to it, and read can open it', {
+  timeout: 180_000,
+}, async () => {
+  const root = mkdtempSync(join(tmpdir(), 'toolgate-mcp-spill-'))
+  const home = mkdtempSync(join(tmpdir(), 'toolgate-home-'))
+  const log = join(mkdtempSync(join(tmpdir(), 'toolgate-mcp-spill-log-')), 'session.jsonl')
+  writeFileSync(
+    join(root, '.mcp.json'),
+    JSON.stringify({ mcpServers: { fault: { command: process.execPath, args: [FAULT] } } }),
+  )
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TOOLGATE_HOME: home, LANG: 'C.UTF-8' }
+  expect(spawnSync(process.execPath, [BIN, 'mcp', 'approve', 'fault', '--root', root], { env }).status).toBe(
+    0,
+  )
+  const connected = logLine(log, (e) => e.type === 'mcp/server' && e.state === 'connected')
+  const spilled = '.toolgate/spill/mcp__fault__huge-1.txt'
+  const model = await startScriptedServer(
+    [
+      { calls: [{ name: 'ls', arguments: {} }] },
+      { calls: [{ name: 'mcp__fault__huge', arguments: { chars: 200_000 } }] },
+      { calls: [{ name: 'read', arguments: { path: spilled, limit: 1 } }] },
+      { text: 'Read the rest.' },
+    ],
+    { before: (n: number) => (n === 0 ? connected : undefined) },
+  )
+  try {
+    // Async: the scripted model answers from this process, so it must not be blocked.
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', '--provider', 'openai-chat', '--base-url', model.baseUrl, '--model', 'local'].concat([
+        '--root',
+        root,
+        '--yes',
+        '--no-code',
+        '--context-window',
+        '1000000',
+        '--log',
+        log,
+        'read a huge result',
+      ]),
+      { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    )
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString('utf8')
+    })
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)))
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+    const events = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    const results = events.filter((e) => e.type === 'tool/result')
+    const huge = results.find((e) => e.name === 'mcp__fault__huge')
+    const notice = huge.content.at(-1).text
+    expect(notice).toContain(`The full result is saved to ${spilled}; read it with the read tool`)
+    expect(notice).not.toContain(tmpdir())
+    expect(readFileSync(join(root, spilled), 'utf8')).toBe('a'.repeat(200_000))
+    const read = results.find((e) => e.name === 'read')
+    expect(read.isError).toBe(false)
+    expect(read.content[0].text).toMatch(
+      /^\.toolgate\/spill\/mcp__fault__huge-1\.txt: lines 1-1 of 1\n {5}1\ta{100}/,
+    )
+  } finally {
+    await model.close()
+  }
+})

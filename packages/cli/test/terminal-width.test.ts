@@ -77,6 +77,65 @@ describe('clipToWidth and wrapToWidth', () => {
   })
 })
 
+describe('unbounded text is measured a bounded piece at a time', () => {
+  // ICU's grapheme segmenter took 141 s on one 100,000-character CJK string on Node 20, and a tool
+  // result card froze the CLI that long. These finish at once because nothing long is segmented.
+  const huge = '漢'.repeat(200_000)
+
+  test('a 200,000-character line is clipped to its first columns, styled or not', () => {
+    expect(clipToWidth(huge, 9)).toBe('漢漢漢漢…')
+    expect(clipToWidth(`  ${styled.dim('│')} ${huge}`, 9)).toBe(`  ${styled.dim('│')} 漢漢…`)
+    expect(clipToWidth('a'.repeat(200_000), 5)).toBe('aaaa…')
+  })
+
+  test('its width is exact, however the pieces fall', () => {
+    expect(displayWidth(huge)).toBe(400_000)
+    expect(displayWidth(styled.red(huge))).toBe(400_000)
+  })
+
+  test('property: the width of a long text is the sum of its glyphs, across every piece boundary', () => {
+    const widths = new Map(GLYPHS.map((g) => [g, displayWidth(g)]))
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...GLYPHS), { minLength: 1500, maxLength: 3000 }), (glyphs) => {
+        expect(displayWidth(glyphs.join(''))).toBe(glyphs.reduce((n, g) => n + widths.get(g)!, 0))
+      }),
+      { numRuns: 30 },
+    )
+  })
+
+  test('a wrapped text stops at the lines asked for and says that text was left out', () => {
+    const lines = wrapToWidth(`${huge}\n${'word '.repeat(100_000)}`, 10, 3)
+    expect([...lines]).toEqual(['漢漢漢漢漢', '漢漢漢漢漢', '漢漢漢漢漢'])
+    expect(lines.cut).toBe(true)
+    const all = wrapToWidth('one two\nthree', 7, 3)
+    expect([...all]).toEqual(['one two', 'three'])
+    expect(all.cut).toBeUndefined()
+  })
+
+  test('an error card with a 1 MB message shows its first lines and says there is more', () => {
+    const card = renderResultCard(
+      {
+        name: 'bash',
+        arguments: {},
+        result: {
+          callId: 'c',
+          isError: true,
+          content: [],
+          error: { kind: 'tool_error', code: 'TOOL_ERROR', message: 'x'.repeat(1_000_000) },
+        },
+      } as unknown as Parameters<typeof renderResultCard>[0],
+      plain,
+      { width: 20, maxLines: 2 },
+    )
+    expect(card.split('\n').slice(1)).toEqual([
+      `  │ ${'x'.repeat(16)}`,
+      `  │ ${'x'.repeat(16)}`,
+      '  │ … more',
+      '',
+    ])
+  })
+})
+
 describe('cards, the status line and the progress line stay inside the terminal', () => {
   test('property: every card line fits the width, for CJK and emoji titles, paths, output and errors', () => {
     fc.assert(

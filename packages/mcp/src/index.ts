@@ -61,5 +61,6 @@ export {
   IMAGE_TOKENS,
   limitContent,
 } from './tools/output-limit.js'
+export { directorySpill, type SpillSink } from './tools/spill-sink.js'
 export { CREDENTIAL_NAME, childEnvironment } from './transport/env.js'
 export { GroupStdioTransport } from './transport/stdio.js'

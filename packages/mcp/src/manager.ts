@@ -3,9 +3,7 @@
 // between turns (never mid-request), so a server that connects late, changes its list or dies
 // changes `tools[]` at a turn boundary. Names and order are deterministic whatever order servers
 // connect in (seed 003 §3.5): names come from the configuration, the registry sorts by name.
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import {
   type Disposable,
   type JsonObject,
@@ -21,6 +19,7 @@ import { concurrencyLimit } from './limit.js'
 import { bridgeTool } from './tools/bridge.js'
 import { capDescription, type NameCollision, serverNameParts, toolNames } from './tools/naming.js'
 import { DEFAULT_MAX_OUTPUT_TOKENS } from './tools/output-limit.js'
+import { directorySpill, type SpillSink } from './tools/spill-sink.js'
 
 export const START_LIMITS = { local: 3, remote: 20 } as const
 
@@ -52,7 +51,9 @@ export interface McpManagerOptions {
   readonly fileProblems?: readonly ConfigProblem[]
   readonly env?: Readonly<Record<string, string | undefined>>
   readonly trust?: TrustStore
-  /** Full outputs of truncated results (default: a fresh `toolgate-mcp-*` temp directory). */
+  /** Where full outputs of truncated results go (default: files in `spillDir`). */
+  readonly spill?: SpillSink
+  /** Directory for full outputs when no `spill` is given (default: a fresh `toolgate-mcp-*` temp directory). */
   readonly spillDir?: string
   readonly limits?: { readonly local?: number; readonly remote?: number }
   readonly reconnect?: { maxAttempts?: number; baseDelayMs?: number; maxDelayMs?: number }
@@ -83,8 +84,7 @@ export class McpManager {
   private runtime?: Runtime
   private started?: Promise<void>
   private dirty = true
-  private spillPath?: string
-  private spills = 0
+  private readonly spill: SpillSink
   private disposed = false
   private readonly listeners = new Set<() => void>()
 
@@ -96,6 +96,7 @@ export class McpManager {
 
   constructor(private readonly o: McpManagerOptions) {
     const root = resolve(o.root)
+    this.spill = o.spill ?? directorySpill(o.spillDir)
     const trust = o.trust ?? fileTrustStore()
     const env = o.env ?? process.env
     const { parts, collisions } = serverNameParts(o.servers.map((s) => s.name))
@@ -281,8 +282,7 @@ export class McpManager {
         timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         maxOutputTokens: config.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
         parallelSafe,
-        spillDir: () => this.spillDir(),
-        nextSpill: () => ++this.spills,
+        spill: this.spill,
       })
       try {
         m.registered.push(runtime.register(definition))
@@ -303,12 +303,6 @@ export class McpManager {
       tools: m.registered.length,
       schemaBytes: m.schemaBytes,
     })
-  }
-
-  private spillDir(): string {
-    this.spillPath ??=
-      this.o.spillDir !== undefined ? resolve(this.o.spillDir) : mkdtempSync(join(tmpdir(), 'toolgate-mcp-'))
-    return this.spillPath
   }
 
   /** Every configured server with its state, tool count and schema bytes, sorted by name. */

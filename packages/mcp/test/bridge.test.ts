@@ -215,7 +215,7 @@ describe('the MCP bridge against the fault-injection server (real process, offic
     )
     const path = /saved to (\S+);/.exec(notice)![1]!
     expect(readFileSync(path, 'utf8').split('\n')[1]).toMatch(
-      /^\[image 1: image\/png, saved to .*-image-1\.png\]$/,
+      /^\[image 1: image\/png, saved to .*-image-1-\d+\.png\]$/,
     )
   })
 

@@ -5,14 +5,14 @@
 // elsewhere by planting a link (`.toolgate` is also protected from writes by the permission engine
 // and mounted read-only in the bash sandbox). Each file is created exclusively (O_EXCL: never an
 // existing file, never through a link) and never overwritten.
-import { constants } from 'node:fs'
-import { copyFile, lstat, mkdir, writeFile } from 'node:fs/promises'
+import { constants, lstatSync, mkdirSync, writeFileSync } from 'node:fs'
+import { copyFile, writeFile } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 
 export class SpillDirectory {
   readonly dir: string
   private readonly anchor: string | undefined
-  private ready: Promise<void> | undefined
+  private ready = false
   private count = 0
 
   /** `anchor`: the workspace root; every directory from it down to `dir` must be a real directory. */
@@ -23,62 +23,95 @@ export class SpillDirectory {
 
   /** Write `text` to a fresh file named after `stem`; returns its absolute path. */
   write(stem: string, text: string): Promise<string> {
-    return this.create(stem, (file) => writeFile(file, text, { encoding: 'utf8', flag: 'wx' }))
+    return this.create(stem, 'txt', (file) => writeFile(file, text, { encoding: 'utf8', flag: 'wx' }))
   }
 
   /** Copy the file at `source` (a spill file bash wrote elsewhere) to a fresh file named after `stem`. */
   copy(stem: string, source: string): Promise<string> {
-    return this.create(stem, (file) => copyFile(source, file, constants.COPYFILE_EXCL))
+    return this.create(stem, 'txt', (file) => copyFile(source, file, constants.COPYFILE_EXCL))
   }
 
-  private async create(stem: string, make: (file: string) => Promise<void>): Promise<string> {
-    this.ready ??= this.prepare()
-    try {
-      await this.ready
-    } catch (error) {
-      this.ready = undefined // a later spill may succeed once the directory is fixed
-      throw error
-    }
+  /**
+   * `write` for callers that cannot wait (MCP output is limited in the runtime's synchronous
+   * finalize stage); `extension` names the kind (`txt`, `png`, …). Returns the absolute path.
+   */
+  saveSync(stem: string, extension: string, data: string | Uint8Array): string {
+    this.prepare()
     for (;;) {
-      this.count++
-      const file = join(this.dir, `${safeName(stem)}-${this.count}.txt`)
+      const file = this.nextFile(stem, extension)
+      try {
+        writeFileSync(file, data, { flag: 'wx', mode: 0o600 })
+        return file
+      } catch (error) {
+        this.retryOrThrow(error)
+      }
+    }
+  }
+
+  private async create(
+    stem: string,
+    extension: string,
+    make: (file: string) => Promise<void>,
+  ): Promise<string> {
+    this.prepare()
+    for (;;) {
+      const file = this.nextFile(stem, extension)
       try {
         await make(file)
         return file
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || this.count > 100_000) throw error
+        this.retryOrThrow(error)
       }
     }
   }
 
-  private async prepare(): Promise<void> {
+  private nextFile(stem: string, extension: string): string {
+    this.count++
+    return join(this.dir, `${safeName(stem)}-${this.count}.${safeName(extension)}`)
+  }
+
+  /** A name taken (by an earlier session or a planted file) moves on to the next number. */
+  private retryOrThrow(error: unknown): void {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || this.count > 100_000) throw error
+  }
+
+  /**
+   * Synchronous on purpose: a handful of system calls once per session, and one code path for
+   * `saveSync` and the asynchronous writers. A failure is retried on the next spill (the person may
+   * have fixed the directory meanwhile).
+   */
+  private prepare(): void {
+    if (this.ready) return
     const inside = this.anchor === undefined ? undefined : relative(this.anchor, this.dir)
     if (inside === undefined || inside.startsWith('..') || isAbsolute(inside)) {
-      await mkdir(this.dir, { recursive: true })
-      await this.checkReal(this.dir)
+      mkdirSync(this.dir, { recursive: true })
+      checkReal(this.dir)
     } else {
       let at = this.anchor!
       for (const part of inside.split(sep).filter((p) => p !== '')) {
         at = join(at, part)
-        await mkdir(at).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error
-        })
-        await this.checkReal(at)
+        try {
+          mkdirSync(at)
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        }
+        checkReal(at)
       }
     }
-    await writeFile(join(this.dir, '.gitignore'), '*\n', { flag: 'wx' }).catch(
-      (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error
-      },
-    )
+    try {
+      writeFileSync(join(this.dir, '.gitignore'), '*\n', { flag: 'wx' })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    this.ready = true
   }
+}
 
-  private async checkReal(path: string): Promise<void> {
-    const stat = await lstat(path)
-    if (stat.isSymbolicLink())
-      throw new Error(`${path} is a symbolic link; spill files go only into a real directory`)
-    if (!stat.isDirectory()) throw new Error(`${path} is not a directory`)
-  }
+function checkReal(path: string): void {
+  const stat = lstatSync(path)
+  if (stat.isSymbolicLink())
+    throw new Error(`${path} is a symbolic link; spill files go only into a real directory`)
+  if (!stat.isDirectory()) throw new Error(`${path} is not a directory`)
 }
 
 function safeName(part: string): string {

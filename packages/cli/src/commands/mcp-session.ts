@@ -5,7 +5,7 @@
 // whose state changes after the banner (connects, dies, reconnects) is reported at the next turn.
 import { DeferredTools } from '@toolgate/agent'
 import type { Runtime } from '@toolgate/core'
-import { McpManager, type ServerReport } from '@toolgate/mcp'
+import { McpManager, type ServerReport, type SpillSink } from '@toolgate/mcp'
 import { toolSearchTool } from '@toolgate/tools'
 import type { McpPending } from '../render/status-line.js'
 
@@ -29,6 +29,8 @@ export interface McpSessionOptions {
   readonly contextWindowTokens?: number
   /** The provider searches deferred tools itself (Anthropic's tool search tool). */
   readonly nativeToolSearch?: boolean
+  /** Where full outputs of cut results go (the workspace spill directory `read` may open). */
+  readonly spill?: SpillSink
 }
 
 /** Undefined when no server is configured (then nothing is registered, not even tool_search). */
@@ -37,7 +39,7 @@ export function startMcp(
   root: string,
   options: McpSessionOptions = {},
 ): McpSession | undefined {
-  const manager = McpManager.fromConfig({ root })
+  const manager = McpManager.fromConfig({ root, ...(options.spill ? { spill: options.spill } : {}) })
   if (manager.report().length === 0 && manager.fileProblems.length === 0) return undefined
   manager.attach(runtime)
   void manager.start()

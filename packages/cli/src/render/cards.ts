@@ -74,7 +74,14 @@ export function renderResultCard(
     const message = result.error?.message ?? textOf(result.content)
     const head = `${style.red('✗')} ${style.bold(input.name)} ${callDetail(input)} · ${style.red(code)}${badges}`
     // The reason is the point of an error card: wrap it, never cut it mid-sentence.
-    return card(head, message === '' ? [] : wrapToWidth(message, width - 4), maxLines, width, style)
+    // Wrapped only as far as the card shows (and one line more, so it can say there is more).
+    return card(
+      head,
+      message === '' ? [] : wrapToWidth(message, width - 4, maxLines + 1),
+      maxLines,
+      width,
+      style,
+    )
   }
   const view = input.resultView
   const mark = style.green('✓')
@@ -257,12 +264,19 @@ function isRaw(args: JsonValue | { readonly raw: string }): args is { readonly r
   )
 }
 
-function card(head: string, body: readonly string[], maxLines: number, width: number, style: Style): string {
+function card(
+  head: string,
+  body: readonly string[] & { cut?: true },
+  maxLines: number,
+  width: number,
+  style: Style,
+): string {
   const out = [clipToWidth(head, width)]
   const shown = body.length > maxLines ? body.slice(0, maxLines) : body
   for (const line of shown) out.push(clipToWidth(`  ${style.dim(BAR)} ${line}`, width))
-  if (body.length > shown.length)
-    out.push(`  ${style.dim(BAR)} ${style.dim(`… ${body.length - shown.length} more lines`)}`)
+  // A body wrapped only as far as shown cannot count what follows.
+  const more = body.cut ? 'more' : `${body.length - shown.length} more lines`
+  if (body.length > shown.length || body.cut) out.push(`  ${style.dim(BAR)} ${style.dim(`… ${more}`)}`)
   return `${out.join('\n')}\n`
 }
 

@@ -9,6 +9,7 @@ import type { McpConnection } from '../connection.js'
 import { mapContent } from './content.js'
 import { mcpMessages } from './messages.js'
 import { limitContent } from './output-limit.js'
+import type { SpillSink } from './spill-sink.js'
 
 export interface BridgeSpec {
   /** The toolgate name, `mcp__<server>__<tool>`. */
@@ -26,8 +27,7 @@ export interface BridgeSpec {
   readonly maxOutputTokens: number
   /** Annotations from a trusted server allow parallel scheduling (never an allow). */
   readonly parallelSafe: boolean
-  readonly spillDir: () => string
-  readonly nextSpill: () => number
+  readonly spill: SpillSink
 }
 
 /** The value of a tool without an output schema: its content, as JSON. */
@@ -98,8 +98,8 @@ export function bridgeTool(spec: BridgeSpec): ToolDefinition<JsonObject, JsonVal
       try {
         return limitContent(result.content, {
           maxTokens: spec.maxOutputTokens,
-          spillDir: spec.spillDir,
-          stem: `${spec.name}-${spec.nextSpill()}`,
+          spill: spec.spill,
+          stem: spec.name,
         })
       } catch {
         return undefined

@@ -3,9 +3,8 @@
 // size in the text. Over the budget the model gets a prefix of the content and a placeholder that
 // says what was dropped and where the full result is; the full result is written to a file the
 // read tool can open. The cut is never silent.
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import type { ContentBlock } from '@toolgate/core'
+import type { SpillSink } from './spill-sink.js'
 
 export const DEFAULT_MAX_OUTPUT_TOKENS = 25_000
 /** Tokens one image is counted as (seed 003 §12.3). */
@@ -33,9 +32,9 @@ export function contentTokens(blocks: readonly ContentBlock[]): number {
 
 export interface LimitOptions {
   readonly maxTokens: number
-  /** Where the full result goes; created on first use. */
-  readonly spillDir: () => string
-  /** File stem (the tool's name and the call id). */
+  /** Where the full result goes. */
+  readonly spill: SpillSink
+  /** File stem (the tool's name). */
   readonly stem: string
 }
 
@@ -107,24 +106,22 @@ function spill(
   options: LimitOptions,
 ): { ok: true; path: string } | { ok: false; reason: string } {
   try {
-    const dir = options.spillDir()
-    mkdirSync(dir, { recursive: true, mode: 0o700 })
-    const stem = options.stem.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100)
     const parts: string[] = []
     let images = 0
     for (const b of blocks) {
       if (b.type === 'text') parts.push(b.text)
       else {
         images++
-        const ext = b.mediaType.split('/')[1] ?? 'bin'
-        const imagePath = join(dir, `${stem}-image-${images}.${ext}`)
-        writeFileSync(imagePath, Buffer.from(b.data, 'base64'), { mode: 0o600, flag: 'w' })
+        const extension = b.mediaType.split('/')[1] ?? 'bin'
+        const imagePath = options.spill.save(
+          `${options.stem}-image-${images}`,
+          extension,
+          Buffer.from(b.data, 'base64'),
+        )
         parts.push(`[image ${images}: ${b.mediaType}, saved to ${imagePath}]`)
       }
     }
-    const path = join(dir, `${stem}.txt`)
-    writeFileSync(path, parts.join('\n'), { mode: 0o600 })
-    return { ok: true, path }
+    return { ok: true, path: options.spill.save(options.stem, 'txt', parts.join('\n')) }
   } catch (error) {
     return { ok: false, reason: (error as Error).message }
   }
