@@ -12,8 +12,6 @@ import wrapAnsi from 'wrap-ansi'
 
 /** The most code units ever measured or wrapped in one piece. */
 const PIECE = 4096
-/** An SGR escape (the CLI's own styling; untrusted text had its control characters made visible). */
-const SGR_AT = /^\x1b\[[0-9;:]*m/
 
 /** Columns the text takes on a terminal (SGR escapes take none). */
 export function displayWidth(text: string): number {
@@ -84,7 +82,7 @@ function boundedPrefix(text: string, start: number, max: number): string {
   let end = start + max
   const esc = text.lastIndexOf('\x1b', end - 1)
   if (esc >= start) {
-    const sequence = SGR_AT.exec(text.slice(esc, esc + 64))?.[0].length ?? 1
+    const sequence = sgrLength(text, esc)
     if (esc + sequence > end) end = esc > start ? esc : esc + sequence
   }
   // Back off over what joins the previous glyph (bounded: a run of marks longer than this is split).
@@ -92,13 +90,29 @@ function boundedPrefix(text: string, start: number, max: number): string {
   return text.slice(start, end)
 }
 
-const JOINING = /[\p{M}\u200d\ufe0e\ufe0f\u{1f3fb}-\u{1f3ff}\u{e0020}-\u{e007f}]/u
+/**
+ * Length of the SGR escape at `at` (the CLI's own styling: untrusted text had its control
+ * characters made visible before styling), or 1 for a lone ESC.
+ */
+function sgrLength(text: string, at: number): number {
+  if (text[at + 1] !== '[') return 1
+  let i = at + 2
+  while (i < at + 64 && /[0-9;:]/.test(text[i] ?? '')) i++
+  return text[i] === 'm' ? i + 1 - at : 1
+}
+
+const MARK = /\p{M}/u
 
 /** Whether a glyph boundary before `index` could split a grapheme cluster. */
 function joinsPrevious(text: string, index: number): boolean {
   const code = text.charCodeAt(index)
   if (code >= 0xdc00 && code <= 0xdfff) return true // the second half of a surrogate pair
-  if (text.charCodeAt(index - 1) === 0x200d) return true // after a zero-width joiner
-  const next = text.codePointAt(index)
-  return next !== undefined && next >= 0x300 && JOINING.test(String.fromCodePoint(next))
+  if (code === 0x200d || text.charCodeAt(index - 1) === 0x200d) return true // a zero-width joiner
+  const next = text.codePointAt(index) ?? 0
+  return (
+    (next >= 0xfe00 && next <= 0xfe0f) || // variation selectors
+    (next >= 0x1f3fb && next <= 0x1f3ff) || // skin tone modifiers
+    (next >= 0xe0020 && next <= 0xe007f) || // tag characters (subdivision flags)
+    (next >= 0x300 && MARK.test(String.fromCodePoint(next)))
+  )
 }
