@@ -6,16 +6,17 @@ import { ProgressWatch } from '../src/loop/progress.js'
 
 // The specification of ProgressWatch's verdicts, written the plain way: a call repeats the one
 // before it when tool, arguments by value (key order and whitespace aside) and result (error flag
-// and text) are all equal; a turn progresses when some call succeeds with a result (per tool) not
+// and text) are all equal, and a repeat within the same turn counts once; a turn progresses when some call succeeds with a result (per tool) not
 // seen before. The watch compares lazily and keys short results verbatim; it must answer exactly
 // what this answers, turn after turn.
 function reference(turns: readonly { calls: ToolCallPart[]; results: ToolResult[] }[]) {
   let lastKey: string | undefined
+  let lastTurn = -1
   let streak = 0
   let idle = 0
   const seen = new Set<string>()
   const verdicts: string[] = []
-  for (const { calls, results } of turns) {
+  for (const [t, { calls, results }] of turns.entries()) {
     let verdict: string | undefined
     let progressed = false
     const reminders: string[] = []
@@ -23,8 +24,10 @@ function reference(turns: readonly { calls: ToolCallPart[]; results: ToolResult[
       const r = results[i]!
       const resultKey = `${r.isError ? 'E' : 'O'}\u0000${text(r)}`
       const key = `${call.name}\u0000${canonical(call.arguments)}\u0000${resultKey}`
+      if (key === lastKey && lastTurn === t) continue
       streak = key === lastKey ? streak + 1 : 1
       lastKey = key
+      lastTurn = t
       if (streak >= 5) {
         verdict = `stop loop_detected ${call.name} ${streak}`
         break
@@ -135,15 +138,45 @@ describe('ProgressWatch', () => {
       content: [{ type: 'text', text: 'same' }],
       timing: { startedAt: 0, durationMs: 0 },
     })
-    const verdict = watch.observe(
-      args.map((a, i) => ({ type: 'tool-call', callId: `c${i}`, name: 'read', arguments: a })),
-      args.map((_, i) => result(i)),
+    const verdicts = args.map((a, i) =>
+      watch.observe([{ type: 'tool-call', callId: `c${i}`, name: 'read', arguments: a }], [result(i)]),
     )
-    expect(verdict).toEqual({
+    expect(verdicts.slice(0, 4).map((v) => v.kind)).toEqual(['ok', 'ok', 'ok', 'ok'])
+    expect(verdicts[4]).toEqual({
       kind: 'stop',
       reason: 'loop_detected',
       message:
         'stopped: read was called 5 times in a row with the same arguments and got the same result each time (loop detection)',
     })
+  })
+
+  it('counts copies of one call in the same turn (a parallel batch) once', () => {
+    const watch = new ProgressWatch()
+    const batch = (turn: number) => {
+      const calls = Array.from(
+        { length: 6 },
+        (_, i): ToolCallPart => ({
+          type: 'tool-call',
+          callId: `t${turn}c${i}`,
+          name: 'read',
+          arguments: '{"path":"a"}',
+        }),
+      )
+      return watch.observe(
+        calls,
+        calls.map((c) => ({
+          callId: c.callId,
+          name: 'read',
+          isError: false,
+          content: [{ type: 'text', text: 'same' }],
+          timing: { startedAt: 0, durationMs: 0 },
+        })),
+      )
+    }
+    expect(batch(1)).toEqual({ kind: 'ok', reminders: [] })
+    expect(batch(2)).toEqual({ kind: 'ok', reminders: [] })
+    expect(batch(3)).toMatchObject({ kind: 'ok', reminders: [{ source: 'loop-detection' }] })
+    expect(batch(4)).toEqual({ kind: 'ok', reminders: [] })
+    expect(batch(5)).toMatchObject({ kind: 'stop', reason: 'loop_detected' })
   })
 })

@@ -1,7 +1,9 @@
 // Two of the termination conditions of seed 003 §4.4 that watch what the calls return:
 //
 // - loop detection: the same call (tool + arguments) with the same result, N times in a row — the
-//   model walking in circles, e.g. reading the same file again and again;
+//   model walking in circles, e.g. reading the same file again and again. Copies of one call in the
+//   same turn (one parallel batch) count once: that is one request made several times at once, not
+//   a model that keeps asking after seeing the answer;
 // - no progress: N turns in a row in which no call succeeded with a result not seen before in the
 //   run — the model tweaking arguments every step while nothing new comes back.
 //
@@ -33,8 +35,11 @@ const SEEN_CAP = 20_000
 
 export class ProgressWatch {
   /** The previous call: tool, result key, raw arguments (canonical form computed on demand). */
-  private last: { name: string; resultKey: string; args: string; canonical?: string } | undefined
+  private last:
+    | { name: string; resultKey: string; args: string; turn: number; canonical?: string }
+    | undefined
   private streak = 0
+  private turn = 0
   private idle = 0
   private readonly seen = new Set<string>()
   private readonly o: Required<ProgressOptions>
@@ -52,11 +57,15 @@ export class ProgressWatch {
   observe(calls: readonly ToolCallPart[], results: readonly ToolResult[]): ProgressVerdict {
     const reminders: Reminder[] = []
     let progressed = false
+    this.turn++
     for (const [i, call] of calls.entries()) {
       const result = results[i]
       if (result === undefined) continue
       const resultKey = contentKey(`${result.isError ? 'E' : 'O'}\u0000${textOf(result)}`)
-      this.streak = this.repeats(call, resultKey) ? this.streak + 1 : 1
+      const sameTurn = this.last?.turn === this.turn
+      if (!this.repeats(call, resultKey)) this.streak = 1
+      else if (!sameTurn) this.streak++
+      else continue // a copy in the same batch: counted once, and nothing new for novelty either
       if (this.streak >= this.o.loopStopAt)
         return {
           kind: 'stop',
@@ -101,7 +110,7 @@ export class ProgressWatch {
    */
   private repeats(call: ToolCallPart, resultKey: string): boolean {
     const prev = this.last
-    this.last = { name: call.name, resultKey, args: call.arguments }
+    this.last = { name: call.name, resultKey, args: call.arguments, turn: this.turn }
     if (prev === undefined || prev.name !== call.name || prev.resultKey !== resultKey) return false
     if (prev.args === call.arguments) {
       if (prev.canonical !== undefined) this.last.canonical = prev.canonical
