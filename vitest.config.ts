@@ -14,6 +14,9 @@ export default defineConfig({
       '@toolgate/codemode': pkg('codemode'),
       '@toolgate/providers': pkg('providers'),
       '@toolgate/agent': pkg('agent'),
+      '@toolgate/mcp/config-files': fileURLToPath(
+        new URL('./packages/mcp/src/config/files.ts', import.meta.url),
+      ),
       '@toolgate/mcp': pkg('mcp'),
     },
   },

@@ -5,8 +5,9 @@ import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { mcpConfigFiles } from '@toolgate/mcp/config-files'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { mcpConfigFiles, mcpConfigured } from '../src/session/mcp-configured.js'
+import { mcpConfigured } from '../src/session/mcp-configured.js'
 import {
   BIN,
   buildBinary,
@@ -21,9 +22,12 @@ import {
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
 
-/** Module groups, by where their files live (workspace packages resolve to packages/<name>). */
+/**
+ * Module groups, by where their files live (workspace packages resolve to packages/<name>).
+ * `@toolgate/mcp` counts as loaded when its main entry is (its `config-files` entry is light).
+ */
 const HEAVY = {
-  '@toolgate/mcp': '/packages/mcp/',
+  '@toolgate/mcp': '/packages/mcp/dist/index.js',
   'the MCP SDK': '/node_modules/@modelcontextprotocol/',
   'the TypeScript compiler': '/node_modules/typescript/',
   ajv: '/node_modules/ajv/',
@@ -132,9 +136,9 @@ describe('mcpConfigured: the pre-check that keeps @toolgate/mcp unloaded', () =>
 
   test('the files it reads are those of the MCP loader, in its order', () => {
     expect(mcpConfigFiles('/w', { TOOLGATE_HOME: '/h' })).toEqual([
-      '/h/settings.json',
-      '/w/.mcp.json',
-      '/w/.toolgate/settings.json',
+      { path: '/h/settings.json', source: 'user-settings' },
+      { path: '/w/.mcp.json', source: 'project-mcp-json' },
+      { path: '/w/.toolgate/settings.json', source: 'project-settings' },
     ])
   })
 
@@ -148,7 +152,7 @@ describe('mcpConfigured: the pre-check that keeps @toolgate/mcp unloaded', () =>
     for (const index of [0, 1, 2]) {
       const home = scratch('toolgate-mcpcfg-home-')
       const root = scratch('toolgate-mcpcfg-ws-')
-      const file = mcpConfigFiles(root, { TOOLGATE_HOME: home })[index]!
+      const file = mcpConfigFiles(root, { TOOLGATE_HOME: home })[index]!.path
       if (content !== undefined) write(file, content)
       expect(mcpConfigured(root, { TOOLGATE_HOME: home })).toBe(expected)
     }

@@ -1,7 +1,8 @@
 // @toolgate/mcp: MCP servers as toolgate tool sources, on the official MCP SDK.
 
-export { type LoadedConfig, type LoadOptions, loadMcpConfig, MAX_CONFIG_BYTES } from './config/load.js'
-export { canonicalJson, configHash, fileTrustStore, type TrustStore, toolgateHome } from './config/trust.js'
+export { type ConfigFile, MAX_CONFIG_BYTES, mcpConfigFiles, toolgateHome } from './config/files.js'
+export { type LoadedConfig, type LoadOptions, loadMcpConfig } from './config/load.js'
+export { canonicalJson, configHash, fileTrustStore, type TrustStore } from './config/trust.js'
 export type {
   ConfigProblem,
   HttpServerConfig,

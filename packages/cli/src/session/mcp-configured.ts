@@ -1,33 +1,18 @@
 // Whether a session must load @toolgate/mcp at all (issue 15 §3: start-up loads nothing it does not
 // need, and the MCP SDK is a large module graph). The answer is "no" only when every configuration
-// file the MCP loader reads (`loadMcpConfig` in @toolgate/mcp: the user's settings, `.mcp.json`,
+// file the MCP loader reads (`mcpConfigFiles`: the user's settings, `.mcp.json`,
 // `.toolgate/settings.json`) is absent, or is a JSON object without `mcpServers`; anything else,
 // including a file that cannot be read or parsed, loads the real loader, which reports it (unsure
 // means load: a broken file must still reach the user as a problem line).
 import { readFileSync, statSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
-
-/** The loader does not read larger files either; it reports them, so they count as configured. */
-const MAX_CONFIG_BYTES = 1 << 20
-
-/** The files `loadMcpConfig` reads, in its order (keep in step with @toolgate/mcp `config/load.ts`). */
-export function mcpConfigFiles(root: string, env: Readonly<Record<string, string | undefined>>): string[] {
-  const home = env.TOOLGATE_HOME
-  const toolgateHome = home !== undefined && home !== '' ? resolve(home) : join(homedir(), '.toolgate')
-  const workspace = resolve(root)
-  return [
-    join(toolgateHome, 'settings.json'),
-    join(workspace, '.mcp.json'),
-    join(workspace, '.toolgate', 'settings.json'),
-  ]
-}
+// The light entry point (no SDK): the very list the loader reads, so the two cannot drift apart.
+import { MAX_CONFIG_BYTES, mcpConfigFiles } from '@toolgate/mcp/config-files'
 
 export function mcpConfigured(
   root: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): boolean {
-  return mcpConfigFiles(root, env).some(mayConfigureServers)
+  return mcpConfigFiles(root, env).some((file) => mayConfigureServers(file.path))
 }
 
 function mayConfigureServers(path: string): boolean {

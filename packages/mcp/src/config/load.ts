@@ -4,11 +4,10 @@
 import { readFileSync, statSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { expandVars } from './expand.js'
-import { toolgateHome } from './trust.js'
+import { MAX_CONFIG_BYTES, mcpConfigFiles } from './files.js'
 import type { ConfigProblem, ServerConfig, ServerEntry, ServerSource } from './types.js'
 
 /** A configuration file larger than this is not read (a cap on hostile input). */
-export const MAX_CONFIG_BYTES = 1 << 20
 const MAX_SERVERS = 100
 const MAX_ARGS = 1000
 const MAX_STRING = 16 * 1024
@@ -56,14 +55,7 @@ const HTTP_KEYS = new Set([
 export function loadMcpConfig(options: LoadOptions): LoadedConfig {
   const root = resolve(options.root)
   const env = options.env ?? process.env
-  const files: { path: string; source: ServerSource }[] = []
-  const userPath =
-    options.userSettingsPath === undefined
-      ? join(toolgateHome(env), 'settings.json')
-      : options.userSettingsPath
-  if (userPath !== null) files.push({ path: userPath, source: 'user-settings' })
-  files.push({ path: join(root, '.mcp.json'), source: 'project-mcp-json' })
-  files.push({ path: join(root, '.toolgate', 'settings.json'), source: 'project-settings' })
+  const files = mcpConfigFiles(root, env, options.userSettingsPath)
 
   const fileProblems: ConfigProblem[] = []
   const byName = new Map<string, ServerEntry>()

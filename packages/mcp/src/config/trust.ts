@@ -5,8 +5,8 @@
 // configuration needs a new approval. Servers from the user's own settings are trusted.
 import { createHash } from 'node:crypto'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { toolgateHome } from './files.js'
 import type { ServerEntry } from './types.js'
 
 export interface TrustStore {
@@ -20,10 +20,6 @@ export interface TrustStore {
 }
 
 /** The user's toolgate directory: `$TOOLGATE_HOME`, else `~/.toolgate`. */
-export function toolgateHome(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const configured = env.TOOLGATE_HOME
-  return configured !== undefined && configured !== '' ? resolve(configured) : join(homedir(), '.toolgate')
-}
 
 /** Canonical JSON (sorted keys) so a re-formatted file keeps its approval. */
 export function canonicalJson(value: unknown): string {
