@@ -2,7 +2,7 @@
 // a cloned repository): every problem is listed with its file and field, a server with any problem
 // is not started (fail closed for that server), and nothing here throws.
 import { readFileSync, statSync } from 'node:fs'
-import { isAbsolute, join, resolve } from 'node:path'
+import { isAbsolute, resolve } from 'node:path'
 import { expandVars } from './expand.js'
 import { MAX_CONFIG_BYTES, mcpConfigFiles } from './files.js'
 import type { ConfigProblem, ServerConfig, ServerEntry, ServerSource } from './types.js'
