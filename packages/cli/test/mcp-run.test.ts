@@ -42,22 +42,49 @@ function logLine(path: string, match: (event: Record<string, unknown>) => boolea
   })
 }
 
-test('deferred MCP tools are announced, loaded with tool_search and called; a server that dies mid-call is reported between turns', {
-  timeout: 180_000,
-}, async () => {
-  const root = mkdtempSync(join(tmpdir(), 'toolgate-mcp-run-'))
+/**
+ * `toolgate run` against a scripted model, asynchronously: the model answers from this process,
+ * so a blocking spawn would starve it.
+ */
+async function runAsync(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'run', ...args], {
+    env: { ...env, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString('utf8')
+  })
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8')
+  })
+  const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)))
+  return { code, stdout, stderr }
+}
+
+/** A workspace with the fault server configured and approved, a home, and a log path. */
+function faultWorkspace(prefix: string) {
+  const root = mkdtempSync(join(tmpdir(), prefix))
   const home = mkdtempSync(join(tmpdir(), 'toolgate-home-'))
-  const log = join(mkdtempSync(join(tmpdir(), 'toolgate-mcp-run-log-')), 'session.jsonl')
+  const log = join(mkdtempSync(join(tmpdir(), `${prefix}log-`)), 'session.jsonl')
   writeFileSync(
     join(root, '.mcp.json'),
     JSON.stringify({ mcpServers: { fault: { command: process.execPath, args: [FAULT] } } }),
   )
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TOOLGATE_HOME: home, LANG: 'C.UTF-8' }
-  const approved = spawnSync(process.execPath, [BIN, 'mcp', 'approve', 'fault', '--root', root], {
-    env,
-    encoding: 'utf8',
-  })
+  const approved = spawnSync(process.execPath, [BIN, 'mcp', 'approve', 'fault', '--root', root], { env })
   expect(approved.status).toBe(0)
+  return { root, log, env }
+}
+
+test('deferred MCP tools are announced, loaded with tool_search and called; a server that dies mid-call is reported between turns', {
+  timeout: 180_000,
+}, async () => {
+  const { root, log, env } = faultWorkspace('toolgate-mcp-run-')
 
   // The first answer waits until the server is connected, so the second request sees its tools.
   const connected = logLine(log, (e) => e.type === 'mcp/server' && e.state === 'connected')
@@ -72,11 +99,8 @@ test('deferred MCP tools are announced, loaded with tool_search and called; a se
   )
   const hold = model.requests
   try {
-    const child = spawn(
-      process.execPath,
+    const { code, stdout } = await runAsync(
       [
-        BIN,
-        'run',
         '--provider',
         'openai-chat',
         '--base-url',
@@ -94,13 +118,8 @@ test('deferred MCP tools are announced, loaded with tool_search and called; a se
         log,
         'crash the fault server',
       ],
-      { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      env,
     )
-    let stdout = ''
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString('utf8')
-    })
-    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)))
     expect(code).toBe(0)
 
     // Request 2: the MCP tools are not in tools[]; their names are in the note.
@@ -159,17 +178,7 @@ test('--tool-search native is refused on a wire without a native tool search', (
 test('a cut MCP result is spilled into the workspace, named relative to it, and read can open it', {
   timeout: 180_000,
 }, async () => {
-  const root = mkdtempSync(join(tmpdir(), 'toolgate-mcp-spill-'))
-  const home = mkdtempSync(join(tmpdir(), 'toolgate-home-'))
-  const log = join(mkdtempSync(join(tmpdir(), 'toolgate-mcp-spill-log-')), 'session.jsonl')
-  writeFileSync(
-    join(root, '.mcp.json'),
-    JSON.stringify({ mcpServers: { fault: { command: process.execPath, args: [FAULT] } } }),
-  )
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TOOLGATE_HOME: home, LANG: 'C.UTF-8' }
-  expect(spawnSync(process.execPath, [BIN, 'mcp', 'approve', 'fault', '--root', root], { env }).status).toBe(
-    0,
-  )
+  const { root, log, env } = faultWorkspace('toolgate-mcp-spill-')
   const connected = logLine(log, (e) => e.type === 'mcp/server' && e.state === 'connected')
   const spilled = '.toolgate/spill/mcp__fault__huge-1.txt'
   const model = await startScriptedServer(
@@ -182,12 +191,8 @@ test('a cut MCP result is spilled into the workspace, named relative to it, and 
     { before: (n: number) => (n === 0 ? connected : undefined) },
   )
   try {
-    // Async: the scripted model answers from this process, so it must not be blocked.
-    const child = spawn(
-      process.execPath,
-      [BIN, 'run', '--provider', 'openai-chat', '--base-url', model.baseUrl, '--model', 'local'].concat([
-        '--root',
-        root,
+    const ran = await runAsync(
+      ['--provider', 'openai-chat', '--base-url', model.baseUrl, '--model', 'local', '--root', root].concat([
         '--yes',
         '--no-code',
         '--context-window',
@@ -196,14 +201,9 @@ test('a cut MCP result is spilled into the workspace, named relative to it, and 
         log,
         'read a huge result',
       ]),
-      { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] },
+      env,
     )
-    let stderr = ''
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString('utf8')
-    })
-    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)))
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+    expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' })
     const events = readFileSync(log, 'utf8')
       .trim()
       .split('\n')
