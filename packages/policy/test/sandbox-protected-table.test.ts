@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   AUTO_RUN_PATHS,
@@ -31,7 +32,8 @@ describe('credential stores: one list for the table and the sandbox', () => {
   })
 
   test('the engine refuses to read or write any of them; the sandbox hides every one that exists', () => {
-    sb = makeSandbox()
+    // Not under /tmp: the sandbox's /tmp is private, so a home there is not visible to hide.
+    sb = makeSandbox(existsSync('/var/tmp') ? '/var/tmp' : tmpdir())
     for (const store of CREDENTIAL_STORES) {
       const file = store.kind === 'dir' ? join(store.path, 'secret') : store.path
       sb.write(join('home', file), 'secret')
