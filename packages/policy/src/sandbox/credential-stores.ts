@@ -63,3 +63,23 @@ export const SYSTEM_SECRET_FILES: readonly string[] = Object.freeze(['/etc/shado
 
 /** Host SSH private keys (`/etc/ssh/ssh_host_*_key`), found by name at profile time. */
 export const SYSTEM_SECRET_PATTERN = { dir: '/etc/ssh', name: /^ssh_host_.*_key$/ } as const
+
+/**
+ * Secrets of the host outside the home directory, as globs for the permission table: the sandbox
+ * hides them from bash (its own /proc, an empty /run, empty files over the system secret files),
+ * but the file tools run in the agent's process, outside any sandbox. `/proc/<pid>/environ` of the
+ * agent holds the provider's API key (the block it started with: removing a variable from
+ * `process.env` does not change it), and other processes of the user hold theirs (found by the red
+ * team: in danger-full-access `read /proc/self/environ` returned the CLI's key).
+ */
+export const HOST_SECRET_PATHS: readonly { readonly pattern: string; readonly reason: string }[] =
+  Object.freeze([
+    {
+      pattern: '/proc/**/{environ,mem}',
+      reason: "a process's environment or memory (the agent's own holds its API key)",
+    },
+    ...SYSTEM_SECRET_FILES.map((file) => ({ pattern: file, reason: 'password hashes of the system' })),
+    { pattern: `${SYSTEM_SECRET_PATTERN.dir}/ssh_host_*_key`, reason: "the host's SSH private keys" },
+    { pattern: '/run/secrets/**', reason: 'container secrets (Docker, Kubernetes)' },
+    { pattern: '/var/run/secrets/**', reason: 'container secrets (Docker, Kubernetes)' },
+  ])
