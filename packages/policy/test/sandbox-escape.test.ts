@@ -1030,3 +1030,34 @@ describe.skipIf(!usable)('red team: links and renamed directories around protect
     expect(existsSync(f.pwned)).toBe(false)
   })
 })
+
+describe.skipIf(!usable)('red team: a workspace that holds the home directory', () => {
+  // Started in ~ (or above it), the workspace bind made the whole home writable: missing
+  // credential stores and startup files could be created (`~/.ssh/authorized_keys`,
+  // `~/.ssh/config` with a ProxyCommand, `~/.bash_profile`), and run or grant access later.
+  for (const [mode, where] of [
+    ['workspace-write', 'the home directory itself'],
+    ['workspace-write', 'a parent of the home directory'],
+    ['danger-full-access', 'the home directory itself'],
+  ] as const) {
+    test(`${mode} in ${where}: no new dotfile or credential store at the top of the home`, async () => {
+      const f = make(`home-ws-${mode.length}-${where.length}`, { repo: false })
+      mkdirSync(join(f.home, 'project'))
+      const root = where === 'the home directory itself' ? f.home : f.dir
+      const r = await run(
+        [
+          'cd ~',
+          'mkdir -p .ssh 2>/dev/null && echo "ssh-ed25519 AAAA model" > .ssh/authorized_keys 2>/dev/null; echo "ssh=$?"',
+          `echo "${payload(f)}" > .bash_profile 2>/dev/null; echo "rc=$?"`,
+          'echo "[core] fsmonitor = x" > .gitconfig 2>/dev/null; echo "gitconfig=$?"',
+          'echo made > project/file; echo "subdir=$?"',
+        ].join('; '),
+        { mode, root, home: f.home },
+        { env: envWithHome(f.home) },
+      )
+      expect(r.stdout).toBe('ssh=1\nrc=1\ngitconfig=1\nsubdir=0\n')
+      for (const name of ['.ssh', '.bash_profile']) expect(existsSync(join(f.home, name))).toBe(false)
+      expect(read(join(f.home, 'project', 'file'))).toBe('made\n')
+    })
+  }
+})

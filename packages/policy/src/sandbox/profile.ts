@@ -66,11 +66,16 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
 
   // danger-full-access: the home directory's top level stays read-only (no new dotfiles that run
   // as code or configure git: ~/.bash_profile, ~/.gitconfig), its subdirectories are writable.
-  if (policy.mode === 'danger-full-access') mounts.push(...homeMounts(home))
+  // A workspace that holds the home directory (started in ~ or above it) would make it writable as
+  // a whole: then these go after the workspace (no `~/.ssh/authorized_keys`, `~/.bash_profile` the
+  // command creates; found by the red team), in workspace-write too.
+  const homeInWorkspace = writable && inside(root, home)
+  if (policy.mode === 'danger-full-access' && !homeInWorkspace) mounts.push(...homeMounts(home))
   // The workspace (re-bound even when read-only: it may live under the private /tmp).
   mounts.push(
     writable ? { kind: 'bind', source: root, target: root } : { kind: 'ro-bind', source: root, target: root },
   )
+  if (homeInWorkspace) mounts.push(...homeMounts(home))
   // Protective mounts go where the host's own programs will look, links resolved on the host
   // (`placement`); `guarded` collects them, and their parent directories are pinned at the end.
   const place = placement(root, policy.mode, privateAreas(env, policy))
@@ -92,6 +97,8 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
     const scan = scanWorkspace(root)
     if (writable) {
       const layout = gitLayout(root, home, env)
+      // The home directory's top level is read-only (danger-full-access, or the workspace holds it).
+      const readOnlyHome = policy.mode === 'danger-full-access' || homeInWorkspace ? home : undefined
       const stagingDir = policy.stagingDir ?? join(privateDir(), 'git-staging')
       switch (layout.entry.kind) {
         case 'dir':
@@ -101,8 +108,10 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
           guard({ kind: 'ro-bind', source: layout.entry.path, target: layout.entry.path })
           break
         case 'absent':
-          // No repository: keep the name, so `git init` cannot make one the host's git trusts.
-          guard({ kind: 'empty-dir', target: layout.entry.path })
+          // No repository: keep the name, so `git init` cannot make one the host's git trusts
+          // (unless the command cannot create it anyway: a workspace that is the home directory).
+          if (creatableInProfile(layout.entry.path, readOnlyHome))
+            guard({ kind: 'empty-dir', target: layout.entry.path })
           break
         default:
           assertNever(layout.entry, 'git entry')
@@ -136,7 +145,6 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
       // gitdir needs nothing: what is created there is never written back.
       const guarded = (path: string) =>
         (policy.mode === 'danger-full-access' || inside(root, path)) && !gitTops.has(dirname(path))
-      const readOnlyHome = policy.mode === 'danger-full-access' ? home : undefined
       for (const path of [...layout.hooks, ...layout.configFiles]) {
         if (!guarded(path)) continue
         if (existsSync(path)) {
@@ -160,7 +168,7 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
       for (const rc of SHELL_RC_FILES) guardIfExists(join(root, rc))
       const toolgate = join(root, '.toolgate')
       if (existsSync(toolgate)) guardIfExists(toolgate)
-      else guard({ kind: 'empty-dir', target: toolgate })
+      else if (creatableInProfile(toolgate, readOnlyHome)) guard({ kind: 'empty-dir', target: toolgate })
       for (const p of policy.protectedPaths ?? []) guardIfExists(absolute(p, root, home))
       if (policy.mode === 'danger-full-access') {
         // Below the read-only top of the home directory: the git configuration directory.
