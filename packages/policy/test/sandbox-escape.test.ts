@@ -1061,3 +1061,30 @@ describe.skipIf(!usable)('red team: a workspace that holds the home directory', 
     })
   }
 })
+
+describe.skipIf(!usable)('red team: the bubblewrap the agent starts is the one it probed', () => {
+  // `bwrap` was looked up on PATH at every spawn: in danger-full-access the home directory's
+  // subdirectories are writable, and `~/.local/bin`, `~/bin` usually come first on PATH. A `bwrap`
+  // the command put there ran the next command with no sandbox at all.
+  test('danger-full-access: a bwrap planted in a PATH directory under the home is not used', async () => {
+    const f = make('fake-bwrap')
+    mkdirSync(join(f.home, 'bin'))
+    mkdirSync(join(f.home, '.ssh'))
+    writeFileSync(join(f.home, '.ssh', 'id_rsa'), 'PRIVATE KEY')
+    const env = envWithHome(f.home, { PATH: `${join(f.home, 'bin')}:${process.env.PATH}` })
+    const policy: SandboxPolicy = { mode: 'danger-full-access', root: f.ws, home: f.home }
+    const plant = await run(
+      `printf '#!/bin/sh\\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\\n' > ~/bin/bwrap && chmod +x ~/bin/bwrap && echo planted`,
+      policy,
+      { env },
+    )
+    expect(plant.stdout).toBe('planted\n')
+    const r = await run(
+      `cat ~/.ssh/id_rsa; echo "[ssh]"; echo "${payload(f)}" > .git/hooks/pre-commit 2>/dev/null; echo "hook=$?"`,
+      policy,
+      { env },
+    )
+    expect(r.stdout).toBe('[ssh]\nhook=1\n')
+    expect(existsSync(join(f.ws, '.git', 'hooks', 'pre-commit'))).toBe(false)
+  })
+})

@@ -38,7 +38,11 @@ export async function confine(
       finish: () => [],
     }
   }
-  const plan = planProfile(policy, source)
+  // The bubblewrap binary stays as probed: read-only where the profile writes (danger-full-access).
+  const plan = planProfile(
+    { ...policy, protectedPaths: [...(policy.protectedPaths ?? []), probe.bwrapPath] },
+    source,
+  )
   let fd: number | undefined
   try {
     fd = probe.checks.seccomp ? openFilter() : undefined
