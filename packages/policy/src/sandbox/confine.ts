@@ -38,11 +38,7 @@ export async function confine(
       finish: () => [],
     }
   }
-  // The bubblewrap binary stays as probed: read-only where the profile writes (danger-full-access).
-  const plan = planProfile(
-    { ...policy, protectedPaths: [...(policy.protectedPaths ?? []), probe.bwrapPath] },
-    source,
-  )
+  const plan = planProfile(policy, source)
   let fd: number | undefined
   try {
     fd = probe.checks.seccomp ? openFilter() : undefined

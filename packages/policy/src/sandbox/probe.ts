@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process'
-import { accessSync, closeSync, constants } from 'node:fs'
-import { isAbsolute, join, resolve } from 'node:path'
-import { isFile, realOrUndefined } from './fs-kind.js'
+import { closeSync } from 'node:fs'
+import { resolveProgram } from './host-programs.js'
 import { openFilter } from './seccomp.js'
 import type { ProbeChecks, SandboxProbe } from './types.js'
 
@@ -25,33 +24,6 @@ export function probeSandbox(bwrapPath = 'bwrap'): Promise<SandboxProbe> {
     probes.set(bwrapPath, probe)
   }
   return probe
-}
-
-/** Where a program given by name is looked for first: directories only root writes to. */
-const SYSTEM_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin']
-
-/**
- * The absolute path of the program the probe checks and every command then runs under. A bare
- * name was looked up on PATH at every spawn: in danger-full-access the home directory's
- * subdirectories are writable and `~/.local/bin` or `~/bin` usually come first on PATH, so a
- * `bwrap` a command put there ran the next command with no sandbox (found by the red team). So the
- * name is resolved once, system directories first, then PATH; the profile keeps the file read-only
- * (`confine`). A path with a slash is taken as given (made absolute). Unfound: the name, which
- * then fails as "not installed".
- */
-export function resolveProgram(program: string, path = process.env.PATH ?? ''): string {
-  if (program.includes('/')) return realOrUndefined(program) ?? resolve(program)
-  const dirs = [...SYSTEM_DIRS, ...path.split(':').filter((dir) => isAbsolute(dir))]
-  for (const dir of dirs) {
-    const candidate = join(dir, program)
-    try {
-      accessSync(candidate, constants.X_OK)
-    } catch {
-      continue
-    }
-    if (isFile(candidate)) return realOrUndefined(candidate) ?? candidate
-  }
-  return program
 }
 
 const UNCONFINED =

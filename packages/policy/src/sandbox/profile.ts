@@ -8,6 +8,7 @@ import { canonical, isFile, isRealDir, realOrUndefined } from './fs-kind.js'
 import { gitLayout, inside } from './git-layout.js'
 import { type GitStage, stageGitdir } from './git-staging.js'
 import { emptyFile, privateDir } from './host-files.js'
+import { hostPrograms } from './host-programs.js'
 import type { Mount } from './mounts.js'
 import { type AutoRunSnapshot, snapshotAutoRun } from './new-auto-run.js'
 import {
@@ -170,6 +171,8 @@ export function planProfile(policy: SandboxPolicy, env: NodeJS.ProcessEnv = proc
       if (existsSync(toolgate)) guardIfExists(toolgate)
       else if (creatableInProfile(toolgate, readOnlyHome)) guard({ kind: 'empty-dir', target: toolgate })
       for (const p of policy.protectedPaths ?? []) guardIfExists(absolute(p, root, home))
+      // The agent's own host programs (bubblewrap, ripgrep): a command may not replace them.
+      for (const program of hostPrograms()) guardIfExists(program)
       if (policy.mode === 'danger-full-access') {
         // Below the read-only top of the home directory: the git configuration directory.
         for (const config of HOME_GIT_CONFIG) {

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { ToolError } from '@toolgate/core'
+import { resolveProgram } from '@toolgate/policy'
 import { GrepCollector, type GrepRequest } from './grep-result.js'
 import { SKIPPED_DIRS } from './walk.js'
 
@@ -11,11 +12,22 @@ import { SKIPPED_DIRS } from './walk.js'
 // output streamed and parsed line by line, never held whole.
 
 let available: Promise<boolean> | undefined
+/**
+ * `rg` resolved once to an absolute path (system directories first, then PATH's absolute entries):
+ * looked up at every spawn, a `rg` a command put in `~/bin` (danger-full-access) or a relative PATH
+ * entry (searched from the directory being grepped) ran as the agent, unconfined (red team). The
+ * sandbox profile keeps the resolved file read-only.
+ */
+let rg: string | undefined
+const ripgrep = () => {
+  rg ??= resolveProgram('rg')
+  return rg
+}
 
 /** Whether `rg` runs (checked once per process). */
 export function ripgrepAvailable(): Promise<boolean> {
   available ??= new Promise((resolve) => {
-    const child = spawn('rg', ['--version'], { stdio: 'ignore' })
+    const child = spawn(ripgrep(), ['--version'], { stdio: 'ignore' })
     child.on('error', () => resolve(false))
     child.on('close', (code) => resolve(code === 0))
   })
@@ -53,7 +65,7 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
   const shown = (p: string) => request.display(isDir ? join(target.lexical, p) : target.lexical)
 
   const out = new GrepCollector(request.mode)
-  const child = spawn('rg', args, {
+  const child = spawn(ripgrep(), args, {
     cwd: isDir ? target.real : undefined,
     stdio: [isDir ? 'ignore' : target.handle.fd, 'pipe', 'pipe'],
   }) as ChildProcessByStdio<null, Readable, Readable>
