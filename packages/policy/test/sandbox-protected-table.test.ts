@@ -87,7 +87,10 @@ describe("the host's secrets outside the home directory", () => {
       stdio: 'ignore',
     })
     try {
-      await until(() => readFileSync(`/proc/${child.pid}/environ`, 'latin1').includes('sk-red-team'))
+      await until(
+        () => readFileSync(`/proc/${child.pid}/environ`, 'latin1').includes('sk-red-team'),
+        'the child process to start',
+      )
       const paths = [
         `/proc/${child.pid}/environ`,
         `/proc/${child.pid}/task/${child.pid}/environ`,
