@@ -41,6 +41,12 @@ function workspace(): string {
 }
 
 /** A client that answers elicitations with `answer` (or declares no elicitation when undefined). */
+function home(root: string): string {
+  const dir = `${root}-home`
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+
 async function serve(answer?: (message: string) => ElicitResult): Promise<Served> {
   const root = workspace()
   const log = join(root, '..', `${root.split('/').pop()}.jsonl`)
@@ -58,7 +64,9 @@ async function serve(answer?: (message: string) => ElicitResult): Promise<Served
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', 'serve', '--root', root, '--log', log],
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root, LANG: 'C.UTF-8' },
+    // A home of its own: a workspace that holds the home directory keeps the home's top level
+    // read-only in the sandbox (policy README), which would refuse `rm victim.txt` at the top.
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home(root), LANG: 'C.UTF-8' },
     stderr: 'pipe',
   })
   // OrderedTransport: the SDK client handles a notification one microtask late but a response at

@@ -30,6 +30,7 @@ export {
 } from './sandbox/environment.js'
 export { type GitConfigEntry, parseGitConfig, readGitConfig } from './sandbox/git-config.js'
 export { type GitLayout, gitLayout } from './sandbox/git-layout.js'
+export { hostPrograms, resolveProgram } from './sandbox/host-programs.js'
 export type { Mount } from './sandbox/mounts.js'
 export { probeSandbox } from './sandbox/probe.js'
 export { type ProfilePlan, planProfile } from './sandbox/profile.js'

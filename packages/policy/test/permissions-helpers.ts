@@ -12,8 +12,9 @@ export interface Sandbox {
   cleanup(): void
 }
 
-export function makeSandbox(): Sandbox {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'toolgate-perm-')))
+/** `parent`: where to make it (a sandbox profile hides nothing under /tmp: it is private inside). */
+export function makeSandbox(parent = tmpdir()): Sandbox {
+  const base = realpathSync(mkdtempSync(join(parent, 'toolgate-perm-')))
   const root = join(base, 'work')
   const home = join(base, 'home')
   mkdirSync(root)

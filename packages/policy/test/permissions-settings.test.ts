@@ -145,9 +145,11 @@ describe('system prompt text (seed 003 §8.8: only the configured, stable part)'
     expect(text).toBe(
       [
         'Protected paths (enforced in every mode, whatever the rules say; a call that touches one is refused):',
-        '- Never read or written (secrets): ~/.ssh/**, ~/.aws/**, ~/.gnupg/**, ~/.git-credentials, ~/.config/git/credentials, ~/.netrc, ~/.config/gh/**, ~/.config/hub and 23 more',
+        '- Never read or written (secrets): ~/.ssh/**, ~/.aws/**, ~/.gnupg/**, ~/.git-credentials, ~/.config/git/credentials, ~/.netrc, ~/.config/gh/**, ~/.config/hub and 68 more',
         '- Never written (they run as code or decide permissions): **/.git/hooks/**, **/.git/config, **/.git/**/hooks/**, **/.git/**/{config,config.worktree,commondir,gitdir}, **/.husky/**, **/.pre-commit-config.yaml, **/.envrc, **/.vscode/tasks.json and 4 more',
         "- Only with a person's approval, never by a rule: writing **/.git/**, reading **/.env*",
+        // HOST_SECRET_PATHS (/proc/**/{environ,mem}, /etc/shadow, ...): counted, not shown.
+        '- 6 more protected locations outside the workspace',
       ].join('\n'),
     )
     const custom = engineFor(sb, {

@@ -4,6 +4,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   readlinkSync,
   renameSync,
@@ -13,7 +14,8 @@ import {
 } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { createServer as createNetServer, type Server as NetServer } from 'node:net'
-import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { basename, join, relative } from 'node:path'
 import { promisify } from 'node:util'
 import { registerSecretEnv, type SandboxPolicy } from '@toolgate/policy'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
@@ -779,7 +781,7 @@ describe.skipIf(!usable)('6. hooks elsewhere: core.hooksPath, .husky, .envrc, in
     expect(existsSync(f.pwned)).toBe(true)
   })
 
-  test('an existing auto-run file replaced by moving its directory away is renamed; nested existing ones are read-only', async () => {
+  test("an existing auto-run file's directory cannot be moved away and replaced; nested existing ones are read-only", async () => {
     const f = make('autorun-swap')
     mkdirSync(join(f.ws, '.vscode'))
     writeFileSync(join(f.ws, '.vscode', 'tasks.json'), '{}')
@@ -789,16 +791,17 @@ describe.skipIf(!usable)('6. hooks elsewhere: core.hooksPath, .husky, .envrc, in
       f,
       [
         'echo evil >> sub/.pre-commit-config.yaml 2>/dev/null; echo "nested=$?"',
+        // The directories holding them are mount points (pinned): they cannot be renamed.
         'mv .vscode .vscode-old 2>/dev/null; echo "mv=$?"',
-        'mkdir -p .vscode && echo evil > .vscode/tasks.json; echo "new=$?"',
+        'mv sub sub-old 2>/dev/null; echo "mv-sub=$?"',
+        'echo evil > .vscode/tasks.json 2>/dev/null; echo "write=$?"',
+        'echo fine > .vscode/settings.json; echo "beside=$?"',
       ].join('; '),
     )
-    expect(r.stdout).toBe('nested=1\nmv=0\nnew=0\n')
-    expect(r.notes).toEqual([
-      madeNote('.vscode/tasks.json', '.vscode/tasks.json.toolgate-blocked', reasons.tasks),
-    ])
-    expect(list(join(f.ws, '.vscode'))).toEqual(['tasks.json.toolgate-blocked'])
-    expect(read(join(f.ws, '.vscode-old', 'tasks.json'))).toBe('{}')
+    expect(r.stdout).toBe('nested=1\nmv=1\nmv-sub=1\nwrite=1\nbeside=0\n')
+    expect(r.notes).toEqual([])
+    expect(list(join(f.ws, '.vscode'))).toEqual(['settings.json', 'tasks.json'])
+    expect(read(join(f.ws, '.vscode', 'tasks.json'))).toBe('{}')
     expect(read(join(f.ws, 'sub', '.pre-commit-config.yaml'))).toBe('repos: []\n')
   })
 
@@ -814,21 +817,21 @@ describe.skipIf(!usable)('6. hooks elsewhere: core.hooksPath, .husky, .envrc, in
     expect(list(f.ws)).toEqual(['.git', '.husky', '.pre-commit-config.yaml', '.toolgate', 'a.txt'])
   })
 
-  test("husky's missing hooksPath (.husky/_) is covered; a hook the command puts beside the cover gets .husky renamed", async () => {
+  test("husky's missing hooksPath (.husky/_) in a missing .husky: .husky itself is covered", async () => {
     const f = make('autorun-husky-cover')
     f.git(['config', 'core.hooksPath', '.husky/_'])
-    const r = await inSandbox(f, `printf '#!/bin/sh\\n${payload(f)}\\n' > .husky/pre-commit && echo made`)
-    expect(r.stdout).toBe('made\n')
-    expect(r.notes).toEqual([madeNote('.husky', '.husky.toolgate-blocked', reasons.husky)])
-    expect(list(join(f.ws, '.husky.toolgate-blocked'))).toEqual(['_', 'pre-commit'])
-    // A command that leaves the cover alone: no note, the profile's own mount point stays (and is
-    // an existing, read-only .husky for the next command).
-    const quiet = await inSandbox(f, 'ls -A .husky; echo ok')
-    expect(quiet.stdout).toBe('_\nok\n')
-    expect(quiet.notes).toEqual([])
-    expect(list(join(f.ws, '.husky'))).toEqual(['_'])
-    const next = await inSandbox(f, 'echo x > .husky/pre-commit 2>/dev/null; echo "$?"')
-    expect(next.stdout).toBe('1\n')
+    // A cover on .husky/_ alone would leave .husky a plain directory (bubblewrap makes it), which a
+    // command could rename and replace; the first missing directory is covered instead.
+    const r = await inSandbox(
+      f,
+      `printf '#!/bin/sh\\n${payload(f)}\\n' > .husky/pre-commit 2>/dev/null; echo "hook=$?"; mkdir -p .husky/_ 2>/dev/null; echo "mkdir=$?"; mv .husky .h 2>/dev/null; echo "mv=$?"`,
+    )
+    expect(r.stdout).toBe('hook=1\nmkdir=1\nmv=1\n')
+    expect(r.notes).toEqual([])
+    // The profile's own mount point stays (empty), and is an existing, read-only .husky next time.
+    expect(list(join(f.ws, '.husky'))).toEqual([])
+    const next = await inSandbox(f, 'echo x > .husky/pre-commit 2>/dev/null; echo "$?"; ls -A .husky')
+    expect(next.stdout).toBe('1\n_\n') // now the cover of .husky/_ inside the read-only .husky
     expect(next.notes).toEqual([])
   })
 
@@ -924,5 +927,164 @@ describe.skipIf(!usable)('whatever else', () => {
     const r = await inSandbox(f, 'ls -A /tmp | wc -l')
     expect(r.stdout).toBe('0\n')
     expect(readFileSync(join(f.ws, '.git', 'HEAD'), 'utf8')).toBe('ref: refs/heads/main\n')
+  })
+})
+
+describe.skipIf(!usable)('red team: links and renamed directories around protected paths', () => {
+  // The CLI's bash tool keeps /tmp between commands: a host directory under the host's /tmp (its
+  // session directory), whose host path the command can read in /proc/self/mountinfo.
+  const sessionTmp = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-session-'))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    return dir
+  }
+  const cleanups: (() => void)[] = []
+  afterEach(() => {
+    for (const c of cleanups.splice(0)) c()
+  })
+
+  test('a protected name made a link (through the session /tmp, or to the host /tmp) binds nothing hidden into the sandbox', async () => {
+    const f = make('link-tmp')
+    mkdirSync(join(f.home, '.ssh'))
+    writeFileSync(join(f.home, '.ssh', 'id_rsa'), 'PRIVATE KEY')
+    const hostSecret = sessionTmp() // any directory in the host's /tmp (a Kerberos cache, another tool's files)
+    writeFileSync(join(hostSecret, 'secret'), 'HOST TMP SECRET')
+    const hostOther = sessionTmp() // exists on the host, not inside: a mount there would fail every command
+    const tmp = sessionTmp()
+    const up = relative(f.ws, '/')
+    // Inside, /tmp is `tmp`. `/tmp/s` is `tmp/s` on the host: a link to the credential store. The
+    // protected names are links to it (through the host path of /tmp) and to the host's /tmp; the
+    // directories made inside exist at the path the links name inside the sandbox.
+    const setup = await inSandbox(
+      f,
+      [
+        `ln -s ${f.home}/.ssh /tmp/s`,
+        `mkdir -p ${tmp}/s /tmp/${basename(hostSecret)}`,
+        `ln -s ${up}${tmp}/s .bashrc`,
+        `ln -s ${up}${hostSecret} .profile`,
+        `ln -s ${up}${hostOther} .zshrc`,
+        'echo made',
+      ].join(' && '),
+      { tmpDir: tmp },
+    )
+    expect(setup.stdout).toBe('made\n')
+    const r = await inSandbox(
+      f,
+      `cat ${tmp}/s/id_rsa /tmp/${basename(hostSecret)}/secret .bashrc/id_rsa .profile/secret 2>/dev/null; echo "[$?]"`,
+      { tmpDir: tmp },
+    )
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe('[1]\n')
+  })
+
+  for (const mode of ['workspace-write', 'danger-full-access'] as const) {
+    test(`${mode}: renaming the directory that holds a hooksPath or an included config, then making a new one, fails; the host git runs nothing`, async () => {
+      const f = make(`rename-parent-${mode}`)
+      mkdirSync(join(f.ws, 'tools', 'hooks'), { recursive: true })
+      const hook = join(f.ws, 'tools', 'hooks', 'post-commit')
+      writeFileSync(hook, `#!/bin/sh\ntouch ${join(f.dir, 'hook-ran')}\n`)
+      chmodSync(hook, 0o755)
+      mkdirSync(join(f.ws, 'conf'))
+      writeFileSync(join(f.ws, 'conf', 'git.inc'), '[user]\n\tname = host\n')
+      mkdirSync(join(f.dir, 'shared', 'inner'), { recursive: true })
+      writeFileSync(join(f.dir, 'shared', 'inner', 'git.inc'), '[user]\n\temail = host@example.com\n')
+      f.git(['config', 'core.hooksPath', 'tools/hooks'])
+      f.git(['config', '--add', 'include.path', '../conf/git.inc'])
+      f.git(['config', '--add', 'include.path', join(f.dir, 'shared', 'inner', 'git.inc')])
+      const fsmonitor = `[core]\\n\\tfsmonitor = "${payload(f)}"\\n`
+      const r = await inSandbox(
+        f,
+        [
+          `mv tools tools.old 2>/dev/null; mkdir -p tools/hooks; printf '#!/bin/sh\\n${payload(f)}\\n' > tools/hooks/post-commit 2>/dev/null; chmod +x tools/hooks/post-commit 2>/dev/null; echo "hooks=$?"`,
+          `mv conf conf.old 2>/dev/null; mkdir -p conf; printf '${fsmonitor}' > conf/git.inc 2>/dev/null; echo "include=$?"`,
+          `mv ${f.dir}/shared/inner ${f.dir}/shared/old 2>/dev/null; mkdir -p ${f.dir}/shared/inner; printf '${fsmonitor}' > ${f.dir}/shared/inner/git.inc 2>/dev/null; echo "outside=$?"`,
+        ].join('; '),
+        { mode },
+      )
+      expect(r.stdout).toBe('hooks=1\ninclude=1\noutside=1\n')
+      expect(f.git(['status', '--short']).status).toBe(0)
+      writeFileSync(join(f.ws, 'h.txt'), 'h')
+      f.git(['add', 'h.txt'])
+      expect(f.git(['commit', '-qm', 'h']).status).toBe(0)
+      expect(existsSync(join(f.dir, 'hook-ran'))).toBe(true) // the user's hook runs: the check is real
+      expect(existsSync(f.pwned)).toBe(false)
+    })
+  }
+
+  test('a missing hooksPath in a missing directory: the directory made for its cover cannot be swapped either', async () => {
+    const f = make('rename-cover')
+    f.git(['config', 'core.hooksPath', 'tools/hooks'])
+    f.git(['config', '--add', 'include.path', '../conf/missing.inc'])
+    const r = await inSandbox(
+      f,
+      [
+        `mv tools tools.old 2>/dev/null; mkdir -p tools/hooks; printf '#!/bin/sh\\n${payload(f)}\\n' > tools/hooks/post-commit 2>/dev/null; chmod +x tools/hooks/post-commit 2>/dev/null; echo "hooks=$?"`,
+        `mv conf conf.old 2>/dev/null; mkdir -p conf; printf '[core]\\n\\tfsmonitor = "${payload(f)}"\\n' > conf/missing.inc 2>/dev/null; echo "include=$?"`,
+      ].join('; '),
+    )
+    expect(r.stdout).toBe('hooks=1\ninclude=1\n')
+    expect(f.git(['status', '--short']).status).toBe(0)
+    writeFileSync(join(f.ws, 'h.txt'), 'h')
+    f.git(['add', 'h.txt'])
+    expect(f.git(['commit', '-qm', 'h']).status).toBe(0)
+    expect(existsSync(f.pwned)).toBe(false)
+  })
+})
+
+describe.skipIf(!usable)('red team: a workspace that holds the home directory', () => {
+  // Started in ~ (or above it), the workspace bind made the whole home writable: missing
+  // credential stores and startup files could be created (`~/.ssh/authorized_keys`,
+  // `~/.ssh/config` with a ProxyCommand, `~/.bash_profile`), and run or grant access later.
+  for (const [mode, where] of [
+    ['workspace-write', 'the home directory itself'],
+    ['workspace-write', 'a parent of the home directory'],
+    ['danger-full-access', 'the home directory itself'],
+  ] as const) {
+    test(`${mode} in ${where}: no new dotfile or credential store at the top of the home`, async () => {
+      const f = make(`home-ws-${mode.length}-${where.length}`, { repo: false })
+      mkdirSync(join(f.home, 'project'))
+      const root = where === 'the home directory itself' ? f.home : f.dir
+      const r = await run(
+        [
+          'cd ~',
+          'mkdir -p .ssh 2>/dev/null && echo "ssh-ed25519 AAAA model" > .ssh/authorized_keys 2>/dev/null; echo "ssh=$?"',
+          `echo "${payload(f)}" > .bash_profile 2>/dev/null; echo "rc=$?"`,
+          'echo "[core] fsmonitor = x" > .gitconfig 2>/dev/null; echo "gitconfig=$?"',
+          'echo made > project/file; echo "subdir=$?"',
+        ].join('; '),
+        { mode, root, home: f.home },
+        { env: envWithHome(f.home) },
+      )
+      expect(r.stdout).toBe('ssh=1\nrc=1\ngitconfig=1\nsubdir=0\n')
+      for (const name of ['.ssh', '.bash_profile']) expect(existsSync(join(f.home, name))).toBe(false)
+      expect(read(join(f.home, 'project', 'file'))).toBe('made\n')
+    })
+  }
+})
+
+describe.skipIf(!usable)('red team: the bubblewrap the agent starts is the one it probed', () => {
+  // `bwrap` was looked up on PATH at every spawn: in danger-full-access the home directory's
+  // subdirectories are writable, and `~/.local/bin`, `~/bin` usually come first on PATH. A `bwrap`
+  // the command put there ran the next command with no sandbox at all.
+  test('danger-full-access: a bwrap planted in a PATH directory under the home is not used', async () => {
+    const f = make('fake-bwrap')
+    mkdirSync(join(f.home, 'bin'))
+    mkdirSync(join(f.home, '.ssh'))
+    writeFileSync(join(f.home, '.ssh', 'id_rsa'), 'PRIVATE KEY')
+    const env = envWithHome(f.home, { PATH: `${join(f.home, 'bin')}:${process.env.PATH}` })
+    const policy: SandboxPolicy = { mode: 'danger-full-access', root: f.ws, home: f.home }
+    const plant = await run(
+      `printf '#!/bin/sh\\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\\n' > ~/bin/bwrap && chmod +x ~/bin/bwrap && echo planted`,
+      policy,
+      { env },
+    )
+    expect(plant.stdout).toBe('planted\n')
+    const r = await run(
+      `cat ~/.ssh/id_rsa; echo "[ssh]"; echo "${payload(f)}" > .git/hooks/pre-commit 2>/dev/null; echo "hook=$?"`,
+      policy,
+      { env },
+    )
+    expect(r.stdout).toBe('[ssh]\nhook=1\n')
+    expect(existsSync(join(f.ws, '.git', 'hooks', 'pre-commit'))).toBe(false)
   })
 })

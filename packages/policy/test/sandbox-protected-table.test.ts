@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   AUTO_RUN_PATHS,
@@ -10,7 +11,8 @@ import {
   protectedPathsFor,
 } from '@toolgate/policy'
 import { afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { call, engineFor, makeSandbox, type Sandbox } from './permissions-helpers.js'
+import { bash, call, engineFor, makeSandbox, type Sandbox } from './permissions-helpers.js'
+import { until } from './sandbox-helpers.js'
 
 // One list of credential stores and auto-run files serves the sandbox's mounts and the permission
 // engine's protected table (issue 11 §3, §6): these tests hold the two together.
@@ -31,7 +33,8 @@ describe('credential stores: one list for the table and the sandbox', () => {
   })
 
   test('the engine refuses to read or write any of them; the sandbox hides every one that exists', () => {
-    sb = makeSandbox()
+    // Not under /tmp: the sandbox's /tmp is private, so a home there is not visible to hide.
+    sb = makeSandbox(existsSync('/var/tmp') ? '/var/tmp' : tmpdir())
     for (const store of CREDENTIAL_STORES) {
       const file = store.kind === 'dir' ? join(store.path, 'secret') : store.path
       sb.write(join('home', file), 'secret')
@@ -70,6 +73,54 @@ describe('credential stores: one list for the table and the sandbox', () => {
     })
     expect(plan.mounts).toContainEqual({ kind: 'empty-dir', target: join(sb.root, 'vault') })
     for (const stage of plan.stages) stage.sync()
+  })
+})
+
+describe("the host's secrets outside the home directory", () => {
+  // bash sees its own /proc, an empty /run and empty files over these; the file tools run in the
+  // agent's own process, so the table must refuse them (found by the red team: in
+  // danger-full-access `read /proc/self/environ` returned the CLI's API key).
+  test("another process's environment really holds its key, and no preset lets a file tool read it", async () => {
+    sb = makeSandbox()
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], {
+      env: { PATH: process.env.PATH, FAKE_PROVIDER_API_KEY: 'sk-red-team-0123456789' },
+      stdio: 'ignore',
+    })
+    try {
+      await until(
+        () => readFileSync(`/proc/${child.pid}/environ`, 'latin1').includes('sk-red-team'),
+        'the child process to start',
+      )
+      const paths = [
+        `/proc/${child.pid}/environ`,
+        `/proc/${child.pid}/task/${child.pid}/environ`,
+        '/proc/self/environ',
+        `/proc/${process.pid}/mem`,
+        '/etc/shadow',
+        '/etc/gshadow',
+        '/etc/ssh/ssh_host_ed25519_key',
+        '/run/secrets/db_password',
+        '/var/run/secrets/kubernetes.io/serviceaccount/token',
+      ]
+      for (const preset of ['read-only', 'workspace-write', 'danger-full-access'] as const) {
+        const engine = engineFor(sb, { preset })
+        for (const path of paths) {
+          for (const [tool, args] of [
+            ['read', { path }],
+            ['write', { path, content: '' }],
+          ] as const) {
+            expect(engine.decide(call(tool, args)), `${preset} ${tool} ${path}`).toMatchObject({
+              kind: 'deny',
+              step: 'protected-path',
+            })
+          }
+        }
+        // bash names them too (unconfined bash would read the agent's environment).
+        expect(engine.decide(bash(`cat /proc/${process.pid}/environ`))).toMatchObject({ kind: 'deny' })
+      }
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 })
 

@@ -55,6 +55,11 @@ export interface BuiltinToolsOptions {
   readonly publishSpill?: (file: string) => Promise<string>
   /** grep backend: ripgrep when `rg` is on PATH (`auto`, default), or force one. */
   readonly grepBackend?: GrepBackend
+  /**
+   * The ripgrep program (default `rg`, resolved once: system directories first, then PATH's
+   * absolute entries; see `resolveProgram` in @toolgate/policy).
+   */
+  readonly ripgrepPath?: string
   /** Grace between SIGTERM and SIGKILL when bash kills a process group (default 2,000 ms). */
   readonly killGraceMs?: number
   /** Bytes of stdout and of stderr kept in memory per bash call (the tail; default 64 KiB). */
@@ -74,6 +79,8 @@ export interface ToolsEnv {
   readonly observations: FsObservations
   readonly sandbox: SandboxPolicy | undefined
   readonly grepBackend: GrepBackend
+  /** The ripgrep program as configured (resolved by the grep backend). */
+  readonly ripgrepPath: string
   readonly killGraceMs: number
   readonly maxCaptureBytes: number
   readonly maxSpillBytes: number
@@ -133,6 +140,7 @@ export function createToolsEnv(options: BuiltinToolsOptions): ToolsEnv {
     observations: options.observations ?? new FsObservations(),
     sandbox,
     grepBackend: options.grepBackend ?? 'auto',
+    ripgrepPath: options.ripgrepPath ?? 'rg',
     killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     maxCaptureBytes: options.maxCaptureBytes ?? DEFAULT_CAPTURE_BYTES,
     maxSpillBytes: options.maxSpillBytes ?? DEFAULT_SPILL_BYTES,

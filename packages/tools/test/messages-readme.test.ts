@@ -93,11 +93,14 @@ async function rows(): Promise<MessageRow[]> {
     when: 'grep: an invalid regular expression (ripgrep)',
     message: text(r),
   })
-  // ripgrep is found on PATH at each call: without it on PATH the spawn fails.
-  const path = process.env.PATH
-  process.env.PATH = join(h.root, 'no-such-dir')
-  try {
-    const r = await rg.call('grep', { pattern: 'x' })
+  // A configured ripgrep that is not there: the spawn fails.
+  const missing = harness({
+    root: h.root,
+    grepBackend: 'ripgrep',
+    ripgrepPath: join(h.root, 'no-such-dir', 'rg'),
+  })
+  {
+    const r = await missing.call('grep', { pattern: 'x' })
     expect(r.isError).toBe(true)
     out.push({
       kind: r.error!.kind,
@@ -105,8 +108,6 @@ async function rows(): Promise<MessageRow[]> {
       when: 'grep: ripgrep could not be started',
       message: text(r),
     })
-  } finally {
-    process.env.PATH = path
   }
   for (const [code, action] of [
     ['EACCES', 'read'],

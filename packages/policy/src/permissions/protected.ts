@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { compileGlob, type GlobMatcher } from '../glob/glob-match.js'
 import { compileGlobSet, type GlobSet } from '../glob/glob-set.js'
 import { AUTO_RUN_PATHS, HOME_GIT_CONFIG, SHELL_RC_FILES } from '../sandbox/auto-run.js'
-import { CREDENTIAL_STORES } from '../sandbox/credential-stores.js'
+import { CREDENTIAL_STORES, HOST_SECRET_PATHS } from '../sandbox/credential-stores.js'
 import { gitLayout, inside } from '../sandbox/git-layout.js'
 import { type ResolvedPath, realPath } from './paths.js'
 
@@ -55,6 +55,12 @@ function autoRunEntries(): ProtectedPath[] {
 
 export const PROTECTED_PATHS: readonly ProtectedPath[] = Object.freeze([
   ...credentialEntries(),
+  ...HOST_SECRET_PATHS.map((secret) => ({
+    pattern: secret.pattern,
+    access: 'any' as const,
+    action: 'deny' as const,
+    reason: secret.reason,
+  })),
   {
     pattern: '**/.git/hooks/**',
     access: 'write',

@@ -53,6 +53,76 @@ export const CREDENTIAL_STORES: readonly CredentialStore[] = Object.freeze([
   { path: '.config/github-copilot', kind: 'dir', reason: 'GitHub Copilot tokens' },
   { path: '.claude/.credentials.json', kind: 'file', reason: "another coding agent's login (Claude Code)" },
   { path: '.codex/auth.json', kind: 'file', reason: "another coding agent's login (Codex CLI)" },
+  // Found missing by the second red-team pass: obviously secret files of common tools.
+  { path: '.claude.json', kind: 'file', reason: "another coding agent's settings and login (Claude Code)" },
+  { path: '.gemini/oauth_creds.json', kind: 'file', reason: "another coding agent's login (Gemini CLI)" },
+  { path: '.gitcookies', kind: 'file', reason: 'git HTTP cookies (Gerrit and other hosts): logins' },
+  {
+    path: '.config/containers/auth.json',
+    kind: 'file',
+    reason: 'container registry logins (podman, buildah)',
+  },
+  { path: '.config/glab-cli', kind: 'dir', reason: 'GitLab CLI tokens' },
+  { path: '.config/helm', kind: 'dir', reason: 'chart repository passwords (helm)' },
+  { path: '.minikube', kind: 'dir', reason: 'Kubernetes cluster client keys (minikube)' },
+  { path: '.m2/settings.xml', kind: 'file', reason: 'Maven repository passwords' },
+  { path: '.m2/settings-security.xml', kind: 'file', reason: 'the Maven master password' },
+  { path: '.gradle/gradle.properties', kind: 'file', reason: 'Gradle repository and signing credentials' },
+  { path: '.nuget/NuGet/NuGet.Config', kind: 'file', reason: 'NuGet API keys and feed passwords' },
+  { path: '.config/composer/auth.json', kind: 'file', reason: 'Composer repository tokens' },
+  { path: '.composer/auth.json', kind: 'file', reason: 'Composer repository tokens' },
+  { path: '.config/pip/pip.conf', kind: 'file', reason: 'package index URLs with passwords (pip)' },
+  { path: '.pip/pip.conf', kind: 'file', reason: 'package index URLs with passwords (pip)' },
+  { path: '.config/pypoetry/auth.toml', kind: 'file', reason: 'package index passwords (Poetry)' },
+  { path: '.yarnrc', kind: 'file', reason: 'package registry tokens (yarn 1)' },
+  { path: '.bunfig.toml', kind: 'file', reason: 'package registry tokens (bun)' },
+  { path: '.terraformrc', kind: 'file', reason: 'Terraform registry tokens' },
+  { path: '.huggingface', kind: 'dir', reason: 'Hugging Face tokens' },
+  { path: '.cache/huggingface/token', kind: 'file', reason: 'Hugging Face token' },
+  { path: '.kaggle', kind: 'dir', reason: 'Kaggle API key' },
+  { path: '.databrickscfg', kind: 'file', reason: 'Databricks tokens' },
+  { path: '.config/doctl', kind: 'dir', reason: 'DigitalOcean tokens' },
+  { path: '.fly', kind: 'dir', reason: 'Fly.io tokens' },
+  { path: '.oci', kind: 'dir', reason: 'Oracle Cloud keys' },
+  { path: '.config/hcloud', kind: 'dir', reason: 'Hetzner Cloud tokens' },
+  { path: '.config/sops', kind: 'dir', reason: 'secret decryption keys (sops, age)' },
+  { path: '.config/ngrok', kind: 'dir', reason: 'ngrok auth tokens' },
+  { path: '.wrangler', kind: 'dir', reason: 'Cloudflare tokens (wrangler)' },
+  { path: '.config/configstore', kind: 'dir', reason: 'tokens saved by Node CLIs (firebase, netlify, ...)' },
+  { path: '.sentryclirc', kind: 'file', reason: 'Sentry auth token' },
+  { path: '.wakatime.cfg', kind: 'file', reason: 'WakaTime API key' },
+  { path: '.config/solana', kind: 'dir', reason: 'wallet keys' },
+  { path: '.ethereum/keystore', kind: 'dir', reason: 'wallet keys' },
+  { path: '.mozilla', kind: 'dir', reason: 'browser profiles: session cookies and saved passwords' },
+  {
+    path: '.config/google-chrome',
+    kind: 'dir',
+    reason: 'browser profiles: session cookies and saved passwords',
+  },
+  { path: '.config/chromium', kind: 'dir', reason: 'browser profiles: session cookies and saved passwords' },
+  {
+    path: '.config/BraveSoftware',
+    kind: 'dir',
+    reason: 'browser profiles: session cookies and saved passwords',
+  },
+  { path: '.thunderbird', kind: 'dir', reason: 'mail profiles: saved passwords' },
+  {
+    path: '.bash_history',
+    kind: 'file',
+    reason: 'shell history: tokens and passwords typed on command lines',
+  },
+  {
+    path: '.zsh_history',
+    kind: 'file',
+    reason: 'shell history: tokens and passwords typed on command lines',
+  },
+  {
+    path: '.local/share/fish/fish_history',
+    kind: 'file',
+    reason: 'shell history: tokens and passwords typed on command lines',
+  },
+  { path: '.psql_history', kind: 'file', reason: 'database shell history: passwords typed in it' },
+  { path: '.mysql_history', kind: 'file', reason: 'database shell history: passwords typed in it' },
 ] satisfies CredentialStore[])
 
 /**
@@ -63,3 +133,23 @@ export const SYSTEM_SECRET_FILES: readonly string[] = Object.freeze(['/etc/shado
 
 /** Host SSH private keys (`/etc/ssh/ssh_host_*_key`), found by name at profile time. */
 export const SYSTEM_SECRET_PATTERN = { dir: '/etc/ssh', name: /^ssh_host_.*_key$/ } as const
+
+/**
+ * Secrets of the host outside the home directory, as globs for the permission table: the sandbox
+ * hides them from bash (its own /proc, an empty /run, empty files over the system secret files),
+ * but the file tools run in the agent's process, outside any sandbox. `/proc/<pid>/environ` of the
+ * agent holds the provider's API key (the block it started with: removing a variable from
+ * `process.env` does not change it), and other processes of the user hold theirs (found by the red
+ * team: in danger-full-access `read /proc/self/environ` returned the CLI's key).
+ */
+export const HOST_SECRET_PATHS: readonly { readonly pattern: string; readonly reason: string }[] =
+  Object.freeze([
+    {
+      pattern: '/proc/**/{environ,mem}',
+      reason: "a process's environment or memory (the agent's own holds its API key)",
+    },
+    ...SYSTEM_SECRET_FILES.map((file) => ({ pattern: file, reason: 'password hashes of the system' })),
+    { pattern: `${SYSTEM_SECRET_PATTERN.dir}/ssh_host_*_key`, reason: "the host's SSH private keys" },
+    { pattern: '/run/secrets/**', reason: 'container secrets (Docker, Kubernetes)' },
+    { pattern: '/var/run/secrets/**', reason: 'container secrets (Docker, Kubernetes)' },
+  ])

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { closeSync } from 'node:fs'
+import { resolveProgram } from './host-programs.js'
 import { openFilter } from './seccomp.js'
 import type { ProbeChecks, SandboxProbe } from './types.js'
 
@@ -19,7 +20,7 @@ const PROBE_TIMEOUT_MS = 10_000
 export function probeSandbox(bwrapPath = 'bwrap'): Promise<SandboxProbe> {
   let probe = probes.get(bwrapPath)
   if (probe === undefined) {
-    probe = runProbe(bwrapPath)
+    probe = runProbe(resolveProgram(bwrapPath))
     probes.set(bwrapPath, probe)
   }
   return probe

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { resolveProgram } from '@toolgate/policy'
 
 // Without bubblewrap, a process group does not hold a command: `setsid cmd &` leaves it and
 // outlives the call and dispose() (issue 11 §7). A pid namespace does hold it: when the shell (its
@@ -11,9 +12,10 @@ import { spawn } from 'node:child_process'
 
 export type Containment = 'pid-namespace' | 'process-group'
 
-const CANDIDATES: readonly (readonly string[])[] = [
-  ...(process.getuid?.() === 0 ? [['unshare', '--pid', '--fork', '--kill-child', '--mount-proc']] : []),
-  ['unshare', '--user', '--map-current-user', '--pid', '--fork', '--kill-child', '--mount-proc'],
+// `unshare` by absolute path, resolved once (see `resolveProgram`: not whatever PATH names later).
+const candidates = (unshare: string): readonly (readonly string[])[] => [
+  ...(process.getuid?.() === 0 ? [[unshare, '--pid', '--fork', '--kill-child', '--mount-proc']] : []),
+  [unshare, '--user', '--map-current-user', '--pid', '--fork', '--kill-child', '--mount-proc'],
 ]
 
 const PROBE_TIMEOUT_MS = 5000
@@ -23,7 +25,7 @@ let probed: Promise<readonly string[] | undefined> | undefined
 /** The prefix that runs a command in its own pid namespace here, or undefined (probed once). */
 function pidNamespacePrefix(): Promise<readonly string[] | undefined> {
   probed ??= (async () => {
-    for (const prefix of CANDIDATES) if (await works(prefix)) return prefix
+    for (const prefix of candidates(resolveProgram('unshare'))) if (await works(prefix)) return prefix
     return undefined
   })()
   return probed

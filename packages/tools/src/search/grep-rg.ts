@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { ToolError } from '@toolgate/core'
+import { resolveProgram } from '@toolgate/policy'
 import { GrepCollector, type GrepRequest } from './grep-result.js'
 import { SKIPPED_DIRS } from './walk.js'
 
@@ -10,19 +11,39 @@ import { SKIPPED_DIRS } from './walk.js'
 // ignore files not applied, symlinks not followed, SKIPPED_DIRS excluded, sorted by path), its
 // output streamed and parsed line by line, never held whole.
 
-let available: Promise<boolean> | undefined
-
-/** Whether `rg` runs (checked once per process). */
-export function ripgrepAvailable(): Promise<boolean> {
-  available ??= new Promise((resolve) => {
-    const child = spawn('rg', ['--version'], { stdio: 'ignore' })
-    child.on('error', () => resolve(false))
-    child.on('close', (code) => resolve(code === 0))
-  })
-  return available
+/**
+ * Each configured ripgrep resolved once to an absolute path (system directories first, then PATH's
+ * absolute entries): looked up at every spawn, a `rg` a command put in `~/bin` (danger-full-access)
+ * or a relative PATH entry (searched from the directory being grepped) ran as the agent,
+ * unconfined (red team). The sandbox profile keeps the resolved file read-only.
+ */
+const resolvedPrograms = new Map<string, string>()
+const ripgrep = (configured: string) => {
+  let path = resolvedPrograms.get(configured)
+  if (path === undefined) {
+    path = resolveProgram(configured)
+    resolvedPrograms.set(configured, path)
+  }
+  return path
 }
 
-export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> {
+const available = new Map<string, Promise<boolean>>()
+
+/** Whether ripgrep runs (checked once per process and program). */
+export function ripgrepAvailable(configured = 'rg'): Promise<boolean> {
+  let check = available.get(configured)
+  if (check === undefined) {
+    check = new Promise((resolve) => {
+      const child = spawn(ripgrep(configured), ['--version'], { stdio: 'ignore' })
+      child.on('error', () => resolve(false))
+      child.on('close', (code) => resolve(code === 0))
+    })
+    available.set(configured, check)
+  }
+  return check
+}
+
+export async function grepRipgrep(request: GrepRequest, configured = 'rg'): Promise<GrepCollector> {
   const args = ['--no-config', '--hidden', '--no-ignore', '--sort', 'path', '--with-filename']
   if (request.glob !== undefined) args.push('--glob', request.glob)
   // Exclusions last: later globs take precedence over the caller's.
@@ -53,7 +74,7 @@ export async function grepRipgrep(request: GrepRequest): Promise<GrepCollector> 
   const shown = (p: string) => request.display(isDir ? join(target.lexical, p) : target.lexical)
 
   const out = new GrepCollector(request.mode)
-  const child = spawn('rg', args, {
+  const child = spawn(ripgrep(configured), args, {
     cwd: isDir ? target.real : undefined,
     stdio: [isDir ? 'ignore' : target.handle.fd, 'pipe', 'pipe'],
   }) as ChildProcessByStdio<null, Readable, Readable>

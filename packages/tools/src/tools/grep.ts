@@ -101,8 +101,8 @@ export function grepTool(env: ToolsEnv) {
       let found: Awaited<ReturnType<typeof grepJs>>
       try {
         found =
-          (await chooseBackend(env.grepBackend)) === 'ripgrep'
-            ? await grepRipgrep(request)
+          (await chooseBackend(env.grepBackend, env.ripgrepPath)) === 'ripgrep'
+            ? await grepRipgrep(request, env.ripgrepPath)
             : await grepJs(request)
       } finally {
         if (opened.kind === 'file') await opened.file.handle.close()
@@ -137,14 +137,14 @@ export function grepTool(env: ToolsEnv) {
   })
 }
 
-async function chooseBackend(backend: GrepBackend): Promise<'ripgrep' | 'js'> {
+async function chooseBackend(backend: GrepBackend, ripgrepPath: string): Promise<'ripgrep' | 'js'> {
   switch (backend) {
     case 'js':
       return 'js'
     case 'ripgrep':
       return 'ripgrep'
     case 'auto':
-      return (await ripgrepAvailable()) ? 'ripgrep' : 'js'
+      return (await ripgrepAvailable(ripgrepPath)) ? 'ripgrep' : 'js'
     default: {
       const never: never = backend
       return never
