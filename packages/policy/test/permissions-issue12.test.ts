@@ -91,10 +91,10 @@ describe('§1 heredoc bodies are read as bash reads them', () => {
     ['cat <<EOF\n`touch PWN`\nEOF', notReadOnly('here-document body holds a backquote command substitution')],
     ['cat <<EOF\n $(touch PWN)\nEOF', notReadOnly('here-document body holds a substitution ($()')],
     [
+      // The substitution inside the operand is not walked: code only known at run time.
       'echo "${x-\'$(touch PWN)\'}"',
-      notReadOnly(
-        "parameter expansion with an operand that is not plain text is not analysed: ${x-'$(touch PWN)'}",
-        false, // a part with words only known at run time is not granted
+      destructive(
+        `"echo "\${x-'$(touch PWN)'}"" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: parameter expansion with an operand that is not plain text is not analysed: \${x-'$(touch PWN)'}.`,
       ),
     ],
     ["cat <<'EOF'\n`touch PWN`\nEOF", readOnly('cat only reads')],
@@ -253,6 +253,86 @@ describe('§5 destructive and denied commands by another spelling', () => {
     ],
   ])('code given to an interpreter is destructive-unknown, wrappers do not hide rm: %j', (command, row) =>
     check(command, row),
+  )
+
+  // Code bash runs from words with no command name in sight: an array subscript evaluated by
+  // arithmetic or by a builtin that takes a variable name runs its command substitutions, and a
+  // name's value is evaluated in turn (`read x < f; echo $((x))` runs what f holds). Proven in real
+  // bash by shell-proof.test.ts (ADVERSARIAL_EXAMPLES, "§5 ... subscript").
+  const runtimeCode = (command: string, also: string): Row =>
+    destructive(
+      `"${command}" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: ${also}.`,
+    )
+  const ARITH = 'arithmetic expansion $((...)) is not analysed (it can assign and run code)'
+  const TEST_EVAL = 'test expression that evaluates a name or arithmetic is not analysed'
+  test.each([
+    ['echo $((a[$(rm -rf src)]))', runtimeCode('echo $((a[$(rm -rf src)]))', ARITH)],
+    [
+      'read x < notes.txt; echo $((x))',
+      destructive(
+        `"echo $((x))" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: ${ARITH}.`,
+      ),
+    ],
+    ["let 'a[$(rm -rf src)]'", runtimeCode("let 'a[$(rm -rf src)]'", "'let' is not in the read-only table")],
+    [
+      "test -v 'a[$(rm -rf src)]'",
+      runtimeCode("test -v 'a[$(rm -rf src)]'", 'test -v evaluates a variable name (can run code)'),
+    ],
+    ["[[ -v 'a[$(rm -rf src)]' ]]", runtimeCode("[[ -v 'a[$(rm -rf src)]' ]]", TEST_EVAL)],
+    ["[[ 1 -eq 'a[$(rm -rf src)]' ]]", runtimeCode("[[ 1 -eq 'a[$(rm -rf src)]' ]]", TEST_EVAL)],
+    [
+      "printf -v 'a[$(rm -rf src)]' x",
+      runtimeCode("printf -v 'a[$(rm -rf src)]' x", 'printf -v assigns a variable or is not analysed'),
+    ],
+    [
+      "read 'a[$(rm -rf src)]' < notes.txt",
+      runtimeCode(
+        "read 'a[$(rm -rf src)]' < notes.txt",
+        'read a[$(rm -rf src)] is not analysed (only plain lowercase variable names are)',
+      ),
+    ],
+    [
+      'echo ${!x}',
+      runtimeCode('echo ${!x}', "parameter expansion with operator '!' can assign or run code: ${!x}"),
+    ],
+    [
+      "trap 'rm -rf src' EXIT",
+      destructive(
+        `"trap 'rm -rf src' EXIT" is destructive (it runs code given on the command line, which is not analysed, so it may be destructive); "rm -rf src" is destructive (rm is destructive). Also: 'trap' is not in the read-only table.`,
+      ),
+    ],
+    [
+      "mapfile -C 'rm -rf src' -c 1 a < notes.txt",
+      destructive(
+        `"mapfile -C 'rm -rf src' -c 1 a < notes.txt" is destructive (it runs code given on the command line, which is not analysed, so it may be destructive); "rm -rf src" is destructive (rm is destructive). Also: 'mapfile' is not in the read-only table.`,
+      ),
+    ],
+    [
+      '[[ -n $(rm -rf src) ]]',
+      destructive(
+        '"rm -rf src" is destructive (rm is destructive). Also: rm changes files; test expression with a dynamic operand (command substitution) is not analysed.',
+      ),
+    ],
+    ['[[ 1 -eq 1 ]]', readOnly('test only checks conditions')],
+  ])('code run from an evaluated name or subscript is destructive-unknown: %j', (command, row) =>
+    check(command, row),
+  )
+
+  const unknownCode = (subject: string): Row =>
+    everywhere(
+      deny(
+        'deny-rule',
+        `Permission denied: the rule "deny bash(git commit:*)" (the permissions() options) forbids this bash call ("${subject}", which runs code only known at run time that may spell it). It did not run. Do not retry it; use a different approach or ask the user.`,
+      ),
+    )
+  test.each([
+    ["echo 'git commit' | sh", unknownCode('sh')],
+    ['eval "$X"', unknownCode('eval "$X"')],
+    ['echo $((a[$(git commit)]))', unknownCode('echo $((a[$(git commit)]))')],
+    ["let 'a[$(git commit)]'", unknownCode("let 'a[$(git commit)]'")],
+    ["trap 'git commit -m x' EXIT", denied('bash(git commit:*)', '"git commit -m x"')],
+  ])('deny rules see code only known at run time and code in builtin arguments: %j', (command, row) =>
+    check(command, row, { rules }),
   )
 })
 

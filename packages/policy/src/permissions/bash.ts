@@ -39,6 +39,12 @@ export interface Invocation {
   readonly opaque: boolean
   /** The simple command it belongs to (for messages). */
   readonly text: string
+  /**
+   * Stands for code whose text is unknown here (`| sh`, `eval "$X"`): deny rules match it (they
+   * name the thing, not the spelling); ask rules do not (the call is destructive-unknown, which
+   * asks anyway, and an ask naming an unrelated rule would mislead).
+   */
+  readonly unknownCode?: true
 }
 
 /**
@@ -102,6 +108,13 @@ export function analyzeBash(command: string): BashAnalysis {
   }
 }
 
+const UNKNOWN_CODE: Word = {
+  kind: 'dynamic',
+  why: 'code only known at run time',
+  prefix: '',
+  split: true,
+}
+
 function collect(
   f: CommandFacts,
   invocations: Invocation[],
@@ -110,9 +123,18 @@ function collect(
 ): void {
   const text = f.info.canonical
   const j = f.judgement
-  const add = (words: readonly Word[], opaque: boolean) => {
+  const add = (words: readonly Word[], opaque: boolean, unknownCode = false) => {
     if (words.length === 0) return
-    const inv = { words: normalizeCommand(ruleWords(words)), opaque, text }
+    const inv: Invocation = {
+      words: normalizeCommand(ruleWords(words)),
+      opaque,
+      text,
+      ...(unknownCode ? { unknownCode: true as const } : {}),
+    }
+    if (unknownCode) {
+      invocations.push(inv)
+      return
+    }
     invocations.push(inv)
     const why = destructiveOf(inv)
     if (why !== undefined && !destructives.some((d) => d.text === text && d.why === why))
@@ -120,6 +142,11 @@ function collect(
   }
   if (f.words.length > 0) add(f.words, j.opaque === true)
   for (const r of j.runs) if (r.kind === 'argv') add(r.words, r.opaque === true)
+  // Code whose text is unknown here (`| sh`, `eval "$X"`, `$((a[$(...)]))`) may run any command:
+  // words only known at run time, which every deny and ask rule matches (a deny rule means the
+  // thing, not the spelling; issue 12 §5).
+  if (j.code === 'stdin' || j.code === 'dynamic') add([UNKNOWN_CODE], false, true)
+  for (const r of j.runs) if (r.kind === 'shell' && r.code.kind !== 'static') add([UNKNOWN_CODE], false, true)
   if (j.code === 'inline' || j.code === 'stdin' || j.code === 'dynamic') {
     const why = `it ${j.code === 'stdin' ? 'runs code it reads from standard input' : j.code === 'dynamic' ? 'runs code only known at run time' : 'runs code given on the command line'}, which is not analysed, so it may be destructive`
     if (!destructives.some((d) => d.text === text)) destructives.push({ text, why })

@@ -1,5 +1,6 @@
 import type { Analysis, CommandFacts, Cwd, PlacedWord } from './analysis.js'
 import type { Stdin } from './context.js'
+import { withEvaluatedCode } from './evaluated-code.js'
 import { judgeProgram } from './programs.js'
 import type { Judgement, SimpleCommandInfo, Word } from './types.js'
 import { describeWord } from './words.js'
@@ -14,6 +15,11 @@ import { describeWord } from './words.js'
 export interface Problem {
   readonly reason: string
   readonly unsure: boolean
+}
+
+/** A construct in a command's words that can run code the walk does not see (words.ts `runsCode`). */
+export interface CodeProblem {
+  readonly reason: string
 }
 
 /** Analyses shell code a command runs (set by classify.ts; avoids an import cycle). */
@@ -90,6 +96,8 @@ export interface SimpleCommandIR {
   readonly assignments: readonly Word[]
   /** The first problem the front-end found in the words or env prefixes, if any. */
   readonly problem?: Problem
+  /** The first construct in the words that can run code the walk does not see, if any. */
+  readonly runsCode?: CodeProblem
   /** Redirects: the command's own, then those of an enclosing redirected statement. */
   readonly redirects: readonly RedirectIR[]
   readonly stdin: Stdin
@@ -197,7 +205,11 @@ function writeTarget(t: Word, info: RedirectVerdict): void {
 export function recordSimpleCommand(ir: SimpleCommandIR, st: WalkState): void {
   const { words, problem } = ir
   const red = judgeRedirects(ir.redirects)
-  const judgement: Judgement = judgeProgram(words, { depth: 0, stdin: ir.stdin })
+  const judgement: Judgement = withEvaluatedCode(
+    judgeProgram(words, { depth: 0, stdin: ir.stdin }),
+    words,
+    ir.runsCode,
+  )
   const statics = (ws: readonly Word[]) => ws.flatMap((w) => (w.kind === 'static' ? [w.value] : []))
   const writes = judgement.readOnly
     ? statics(red.writes)
