@@ -169,6 +169,43 @@ describe('§4 every read a command can make is checked against the protected pat
   test("~user/ is expanded to that user's home (root is /root in /etc/passwd)", () => {
     check('cat ~root/.ssh/id_rsa', protectedDeny('~root/.ssh/id_rsa', SSH))
   })
+
+  // The value attached to a short option names a file the program reads (`date -f FILE` prints
+  // every line it cannot parse, `awk -f` echoes program lines in syntax errors, `findmnt -F` lists
+  // the entries of a file); no program table knows every program's options.
+  test.each([
+    ['date -f.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    ['date -uf.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    ['findmnt -F.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    [
+      'awk -f.env',
+      protectedAsk(
+        `The path .env is protected (${ENV}). Also: awk option -f.env is not analysed (program files, extensions and includes can run code).`,
+      ),
+    ],
+    ['head -n5 notes.txt', readOnly('head only reads')],
+  ])('a value attached to a short option is a path: %j', (command, row) => check(command, row))
+
+  // `/proc/PID/root/x` is `/x` for every process in the same root: inside the sandbox pid 1 is
+  // bubblewrap, and `cat /proc/1/root/HOME/.ssh/id_rsa` reads the key (run in sandbox-escape-free
+  // form by bash-proof: see shell-proof.test.ts "protected reads through /proc").
+  test('/proc/PID/root and /proc/self/cwd are followed as the command sees them', () => {
+    const key = `${sb.home}/.ssh/id_rsa`
+    check(`cat /proc/1/root${key}`, protectedDeny(`/proc/1/root${key}`, SSH))
+    check(`cat /proc/self/task/7/root${key}`, protectedDeny(`/proc/self/task/7/root${key}`, SSH))
+    check(
+      `head /proc/1/root${sb.home}/.ss?/id_*`,
+      protectedDeny(`/proc/1/root${sb.home}/.ss?/id_* (a pattern that can match ~/.ssh/**)`, SSH),
+    )
+    check('cd ~ && cat /proc/self/cwd/.ssh/id_rsa', protectedDeny('/proc/self/cwd/.ssh/id_rsa', SSH))
+    check(
+      'cat /proc/1/cwd/notes.txt',
+      protectedAsk(
+        `"cat /proc/1/cwd/notes.txt" reads a path only known at run time (/proc/1/cwd/notes.txt from a directory only known at run time), ${UNKNOWN}.`,
+      ),
+    )
+    check('cat /proc/self/cwd/notes.txt', readOnly('cat only reads'))
+  })
 })
 
 describe('§5 destructive and denied commands by another spelling', () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { classifyCommand, initShellParser } from '@toolgate/policy'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { bwrapAvailable, type Fixture, makeFixture, runBash } from './bash-proof.js'
@@ -46,5 +47,38 @@ describe('the adversarial examples of each class really write or run code, and a
     // Undo what it did, for the next example.
     f.cleanup()
     f = makeFixture()
+  })
+})
+
+// permissions-issue12.test.ts §4 rewrites `/proc/PID/root/x` to `/x`: in the sandbox (a pid
+// namespace, as the bash tool runs it) pid 1 is bubblewrap, whose root is the command's.
+describe('protected reads through /proc', () => {
+  test('/proc/1/root/HOME/.ssh/id_rsa is the key inside a pid namespace', () => {
+    if (!bwrapAvailable) {
+      expect(ci, 'bubblewrap is required under CI=true').toBe(false)
+      return
+    }
+    const key = `${f.home}/.ssh/id_rsa`
+    const r = spawnSync(
+      'bwrap',
+      [
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--unshare-pid',
+        '--unshare-net',
+        '--die-with-parent',
+        '--',
+        'bash',
+        '-c',
+        `cat /proc/1/root${key}`,
+      ],
+      { encoding: 'utf8', timeout: 10_000 },
+    )
+    expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: 'PRIVATE KEY\n' })
   })
 })
