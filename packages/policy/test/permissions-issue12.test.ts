@@ -186,6 +186,19 @@ describe('§4 every read a command can make is checked against the protected pat
     ['head -n5 notes.txt', readOnly('head only reads')],
   ])('a value attached to a short option is a path: %j', (command, row) => check(command, row))
 
+  // git prints committed and staged files by object name, and `git grep` reads the whole tree
+  // (shell-proof.test.ts shows both print the fixture's committed .env).
+  test.each([
+    ['git show HEAD:.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    ['git cat-file -p :0:.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    [
+      'git grep SECRET',
+      protectedAsk(`The path . (read recursively, it reaches .env) is protected (${ENV}).`),
+    ],
+    ['git grep -n TODO -- src', readOnly('git grep only reads the repository')],
+    ['git show HEAD:src/index.ts', readOnly('git show only reads the repository')],
+  ])('git object names and git grep read files: %j', (command, row) => check(command, row))
+
   // `/proc/PID/root/x` is `/x` for every process in the same root: inside the sandbox pid 1 is
   // bubblewrap, and `cat /proc/1/root/HOME/.ssh/id_rsa` reads the key (run in sandbox-escape-free
   // form by bash-proof: see shell-proof.test.ts "protected reads through /proc").

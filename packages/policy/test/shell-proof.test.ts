@@ -52,7 +52,12 @@ describe('the adversarial examples of each class really write or run code, and a
 
 // permissions-issue12.test.ts §4 rewrites `/proc/PID/root/x` to `/x`: in the sandbox (a pid
 // namespace, as the bash tool runs it) pid 1 is bubblewrap, whose root is the command's.
-describe('protected reads through /proc', () => {
+describe('protected reads the permission engine must see', () => {
+  test('git show HEAD:.env and git grep print a committed .env', () => {
+    expect(runBash(f, 'git show HEAD:.env').stdout).toBe('SECRET=1\n')
+    expect(runBash(f, 'git grep SECRET').stdout).toBe('.env:SECRET=1\n')
+  })
+
   test('/proc/1/root/HOME/.ssh/id_rsa is the key inside a pid namespace', () => {
     if (!bwrapAvailable) {
       expect(ci, 'bubblewrap is required under CI=true').toBe(false)

@@ -2,7 +2,7 @@ import { no, ok, unsure } from './judgement.js'
 import { arg, flag, type Grammar, grammar, optArg, type Parsed, parseOptions, tagged } from './options.js'
 import { own } from './own.js'
 import { shellCodeFromWords } from './shell-code.js'
-import type { InnerCommand, Judgement, Word } from './types.js'
+import type { ContentRead, InnerCommand, Judgement, Word } from './types.js'
 import { describeWord, mayBeOption } from './words.js'
 
 /**
@@ -234,7 +234,8 @@ function judgeSub(sub: string, rest: readonly Word[]): Judgement {
         `git ${sub} with ${describeWord(unknown)} where an option may stand could expand to a writing option`,
       )
   }
-  if (READING.has(sub)) return ok(`git ${sub} only reads the repository`)
+  if (READING.has(sub))
+    return ok(`git ${sub} only reads the repository`, { reads: gitContentReads(sub, rest) })
   switch (sub) {
     case 'branch':
       return listing(sub, BRANCH, rest)
@@ -535,3 +536,52 @@ function configFile(p: Extract<Parsed, { ok: true }>): Word | undefined {
 
 /** git subcommand grammars, for the tests that check them against `git <sub> -h`. */
 export const GIT_GRAMMARS: Readonly<Record<string, Grammar>> = { branch: BRANCH, tag: TAG, config: CONFIG }
+
+/**
+ * Files whose content a reading subcommand prints without naming them as a path (issue 12 §4):
+ * `REV:PATH` and `:N:PATH` object names (`git show HEAD:.env`, `git cat-file -p :.env`) read PATH
+ * as committed or staged; `git grep` reads every file below its pathspecs (the whole tree without
+ * one), tracked or, with `--no-index`/`--untracked`, not. Object paths are relative to the top of
+ * the repository (`./` relative to the current directory); both are checked from where the command
+ * runs.
+ */
+function gitContentReads(sub: string, rest: readonly Word[]): ContentRead[] {
+  const reads: ContentRead[] = []
+  let afterDashes = false
+  const pathspecs: Word[] = []
+  for (const w of rest) {
+    if (w.kind === 'static' && w.value === '--' && !afterDashes) {
+      afterDashes = true
+      continue
+    }
+    if (afterDashes) {
+      pathspecs.push(w)
+      continue
+    }
+    if (w.kind !== 'static' || w.value.startsWith('-')) continue
+    const path = objectPath(w.value)
+    if (path !== undefined) reads.push({ word: { kind: 'static', value: path === '' ? '.' : path } })
+  }
+  if (sub === 'grep') {
+    const recursive = { followLinks: false, skipHidden: false }
+    const roots = pathspecs.length > 0 ? pathspecs : [{ kind: 'static' as const, value: '.' }]
+    for (const w of roots) reads.push({ word: w, recursive })
+  }
+  return reads
+}
+
+/** The PATH of `REV:PATH`, `:PATH` or `:N:PATH` (not `:/message`), or undefined. */
+function objectPath(name: string): string | undefined {
+  const stage = /^:[0-3]:(.*)$/s.exec(name)
+  if (stage !== null) return stage[1]!
+  if (name.startsWith(':/')) return undefined
+  // The first `:` outside a reflog selector `@{...}` ends the revision.
+  let depth = 0
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i]
+    if (c === '{') depth++
+    else if (c === '}') depth = Math.max(0, depth - 1)
+    else if (c === ':' && depth === 0) return name.slice(i + 1)
+  }
+  return undefined
+}
