@@ -199,6 +199,46 @@ describe('§4 every read a command can make is checked against the protected pat
     ['git show HEAD:src/index.ts', readOnly('git show only reads the repository')],
   ])('git object names and git grep read files: %j', (command, row) => check(command, row))
 
+  // ripgrep skips hidden names unless something whitelists them: an option after the pattern,
+  // a glob or type, or an ignore file with a negated line, written now or earlier (shell-proof
+  // runs each in real ripgrep).
+  const RG_ENV = protectedAsk(`The path . (read recursively, it reaches .env) is protected (${ENV}).`)
+  test.each([
+    ['rg SECRET --hidden', RG_ENV],
+    ["rg SECRET -g '*'", RG_ENV],
+    [
+      "echo '!.env' > .ignore; rg SECRET",
+      protectedAsk(
+        `The path . (read recursively, it reaches .env) is protected (${ENV}). Also: redirect writes to .ignore.`,
+      ),
+    ],
+    ['rg SECRET', readOnly('rg only reads')],
+  ])('ripgrep reads hidden files when they are whitelisted: %j', (command, row) => check(command, row))
+
+  test('an ignore file with a negated line in the searched tree or above it whitelists hidden files', () => {
+    const local = makeSandbox()
+    try {
+      local.write('work/.env', 'SECRET=1')
+      local.write('work/sub/.env', 'SECRET=1')
+      const decide = (command: string) => {
+        const d = engineFor(local, { preset: 'workspace-write', sandboxed: true }).decide(bash(command, 'c1'))
+        return d.kind === 'ask' ? `${d.kind}: ${d.displayReason}` : d.kind
+      }
+      expect(decide('rg SECRET sub')).toBe('allow')
+      local.write('work/sub/deeper/.ignore', '# comment\n!.env\n')
+      expect(decide('rg SECRET sub')).toBe(
+        `ask: The path sub (read recursively, it reaches sub/.env) is protected (${ENV}).`,
+      )
+      local.write('work/sub/deeper/.ignore', '')
+      local.write('.rgignore', '  !.e*\n') // above the workspace
+      expect(decide('rg SECRET sub')).toBe(
+        `ask: The path sub (read recursively, it reaches sub/.env) is protected (${ENV}).`,
+      )
+    } finally {
+      local.cleanup()
+    }
+  })
+
   // `/proc/PID/root/x` is `/x` for every process in the same root: inside the sandbox pid 1 is
   // bubblewrap, and `cat /proc/1/root/HOME/.ssh/id_rsa` reads the key (run in sandbox-escape-free
   // form by bash-proof: see shell-proof.test.ts "protected reads through /proc").

@@ -58,6 +58,16 @@ describe('protected reads the permission engine must see', () => {
     expect(runBash(f, 'git grep SECRET').stdout).toBe('.env:SECRET=1\n')
   })
 
+  test.each(['rg SECRET --hidden', "rg SECRET -g '*'", "printf '!.env\\n' > .ignore; rg SECRET"])(
+    'ripgrep reads the hidden .env: %j',
+    (command) => {
+      const r = runBash(f, command)
+      expect(r.stdout).toBe('.env:SECRET=1\n')
+      f.cleanup()
+      f = makeFixture()
+    },
+  )
+
   test('/proc/1/root/HOME/.ssh/id_rsa is the key inside a pid namespace', () => {
     if (!bwrapAvailable) {
       expect(ci, 'bubblewrap is required under CI=true').toBe(false)

@@ -2,6 +2,7 @@ import { posix, resolve } from 'node:path'
 import { assertNever } from '@toolgate/core'
 import type { Cwd } from '../shell/analysis.js'
 import type { BashAnalysis, PathUse } from './bash.js'
+import { hiddenMayBeWhitelisted } from './ignore-files.js'
 import { expandHome, type ResolvedPath, realPath, TILDE_USER, userHome } from './paths.js'
 import { checkProtected, type ProtectedPath } from './protected.js'
 import {
@@ -79,11 +80,17 @@ export function hitWhy(h: Pick<BashProtectedHit, 'why' | 'subject' | 'reason'>):
 }
 
 function* checkUse(
-  u: PathUse,
+  use: PathUse,
   b: BashAnalysis,
   ctx: BashPathContext,
   budget: { left: number },
 ): Generator<BashProtectedHit> {
+  // A command that writes may create the ignore file that whitelists hidden names before ripgrep
+  // runs (`echo '!.env' > .ignore; rg KEY`): hidden names then count as read.
+  const u: PathUse =
+    use.recursive?.skipHidden === true && !b.classification.readOnly
+      ? { ...use, recursive: { ...use.recursive, skipHidden: false } }
+      : use
   const w = u.word
   switch (w.kind) {
     case 'static':
@@ -347,7 +354,12 @@ function* checkRecursive(
   ctx: BashPathContext,
   budget: { left: number },
 ): Generator<BashProtectedHit> {
-  const rec = u.recursive!
+  const asked = u.recursive!
+  // A reader that skips hidden names (ripgrep) reads them when an ignore file whitelists them.
+  const rec =
+    asked.skipHidden && hiddenMayBeWhitelisted(rp.real ?? rp.lexical, ctx.home, budget)
+      ? { ...asked, skipHidden: false }
+      : asked
   const roots = [...new Set([rp.lexical, rp.real ?? rp.lexical])]
   const candidates: ProtectedPath[] = []
   for (const entry of ctx.table) {

@@ -73,7 +73,10 @@ export interface GrammarJudge {
 export function judgeByGrammar(program: string, j: GrammarJudge, args: readonly Word[]): Judgement {
   const first = judgeReading(program, j, parseOptions(j.grammar, args, j.grammar.permute))
   if (!first.readOnly || !j.grammar.permute) return first
-  return judgeReading(program, j, parseOptions(j.grammar, args, false))
+  // Either reading may be the program's (POSIXLY_CORRECT, or a program that does not permute):
+  // the writes of the stricter one, the reads of both (`rg KEY --hidden` reads hidden files).
+  const second = judgeReading(program, j, parseOptions(j.grammar, args, false))
+  return { ...second, reads: [...first.reads, ...second.reads] }
 }
 
 function judgeReading(program: string, j: GrammarJudge, p: Parsed): Judgement {
