@@ -290,6 +290,20 @@ describe('§5 destructive and denied commands by another spelling', () => {
     ['npm isnt left-pad', denied('bash(npm install:*)', '"npm isnt left-pad"')],
     ['npm --silent add left-pad', denied('bash(npm install:*)', '"npm --silent add left-pad"')],
     ['git log --grep commit', readOnly('git log only reads the repository')],
+    // The dashed form git runs from its exec path, aliases and autocorrection given with -c.
+    ['git-commit -m x', denied('bash(git commit:*)', '"git-commit -m x"')],
+    [
+      '/usr/lib/git-core/git-commit -m x',
+      denied('bash(git commit:*)', '"/usr/lib/git-core/git-commit -m x"'),
+    ],
+    ['git -c alias.ci=commit ci -m x', denied('bash(git commit:*)', '"git -c alias.ci=commit ci -m x"')],
+    [
+      'git -c help.autocorrect=immediate comit -m x',
+      denied(
+        'bash(git commit:*)',
+        '"git -c help.autocorrect=immediate comit -m x", whose words only known at run time may spell it',
+      ),
+    ],
   ])('deny rules name the thing: %j', (command, row) => check(command, row, { rules }))
 
   test.each([
