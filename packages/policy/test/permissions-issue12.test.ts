@@ -88,8 +88,20 @@ function check(command: string, row: Row, options: Partial<PermissionOptions> = 
 
 describe('§1 heredoc bodies are read as bash reads them', () => {
   test.each([
-    ['cat <<EOF\n`touch PWN`\nEOF', notReadOnly('here-document body holds a backquote command substitution')],
-    ['cat <<EOF\n $(touch PWN)\nEOF', notReadOnly('here-document body holds a substitution ($()')],
+    // The outer shell runs a body's substitutions: code only known at run time (destructive, and
+    // seen by every deny rule).
+    [
+      'cat <<EOF\n`touch PWN`\nEOF',
+      destructive(
+        '"cat <<EOF\n`touch PWN`\nEOF" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: here-document body holds a backquote command substitution.',
+      ),
+    ],
+    [
+      'cat <<EOF\n $(touch PWN)\nEOF',
+      destructive(
+        '"cat <<EOF\n $(touch PWN)\nEOF" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: here-document body holds a substitution ($().',
+      ),
+    ],
     [
       // The substitution inside the operand is not walked: code only known at run time.
       'echo "${x-\'$(touch PWN)\'}"',
@@ -429,12 +441,37 @@ describe('§5 destructive and denied commands by another spelling', () => {
         `Permission denied: the rule "deny bash(git commit:*)" (the permissions() options) forbids this bash call ("${subject}", which runs code only known at run time that may spell it). It did not run. Do not retry it; use a different approach or ask the user.`,
       ),
     )
+  const unknownCode2 = (subject: string): Row =>
+    everywhere(
+      deny(
+        'deny-rule',
+        `Permission denied: the rule "deny bash(git commit:*)" (the permissions() options) forbids this bash call ("${subject}", whose words only known at run time may spell it). It did not run. Do not retry it; use a different approach or ask the user.`,
+      ),
+    )
   test.each([
     ["echo 'git commit' | sh", unknownCode('sh')],
     ['eval "$X"', unknownCode('eval "$X"')],
     ['echo $((a[$(git commit)]))', unknownCode('echo $((a[$(git commit)]))')],
     ["let 'a[$(git commit)]'", unknownCode("let 'a[$(git commit)]'")],
     ["trap 'git commit -m x' EXIT", denied('bash(git commit:*)', '"git commit -m x"')],
+    ['echo "$(cat <<EOF\n$(git commit)\nEOF\n)"', unknownCode('cat <<EOF\n$(git commit)\nEOF')],
+    ['env {git,} commit', unknownCode2('env {git,} commit')],
+    ['seq 3 | sort --compress-program=git-commit', denied('bash(git commit:*)', '"git-commit"')],
+    ['tar -tf a.tar --checkpoint-action=exec=git-commit', denied('bash(git commit:*)', '"git-commit"')],
+    ['git grep -O"git commit" x', denied('bash(git commit:*)', '"git commit"')],
+    ['git -c user.name=x -c core.pager="git commit" log', denied('bash(git commit:*)', '"git commit"')],
+    ['PAGER="git commit" man ls', denied('bash(git commit:*)', '"git commit"')],
+    [
+      `node -e 'require("child_process").execSync("git commit")'`,
+      denied(
+        'bash(git commit:*)',
+        `"node -e 'require("child_process").execSync("git commit")'", whose code names it`,
+      ),
+    ],
+    [
+      "sqlite3 -cmd '.shell git commit' :memory:",
+      denied('bash(git commit:*)', `"sqlite3 -cmd '.shell git commit' :memory:", whose code names it`),
+    ],
   ])('deny rules see code only known at run time and code in builtin arguments: %j', (command, row) =>
     check(command, row, { rules }),
   )

@@ -102,7 +102,7 @@ export function judgeGit(args: readonly Word[]): Judgement {
     if (o.name === '--exec-path' && o.value === undefined && g.sub === args.length)
       return ok('git --exec-path only prints')
     const why = own(GLOBALS, o.name)?.why
-    if (why !== undefined) return no(`git ${o.name} ${why}`, { runs: innerOfGlobal(o) })
+    if (why !== undefined) return no(`git ${o.name} ${why}`, { runs: g.options.flatMap(innerOfGlobal) })
   }
   const subWord = args[g.sub]
   if (subWord === undefined) return unsure('git without a subcommand is not analysed')
@@ -117,11 +117,27 @@ export function judgeGit(args: readonly Word[]): Judgement {
   return { ...v, subcommand: sub }
 }
 
-/** `-c alias.x='!cmd'` names shell code git runs for the alias (for deny rules). */
+/**
+ * The shell code a configuration given on the command line may make git run (for deny rules and
+ * the destructive check): `-c alias.x='!cmd'`, and any other value, since many keys name programs
+ * (`core.pager`, `core.fsmonitor`, `diff.external`, `gpg.program`, `credential.helper`, filter and
+ * merge drivers ...); `--config-env` takes the value from a variable (code only known at run time).
+ */
 function innerOfGlobal(o: { name: string; value?: Word }): InnerCommand[] {
-  if (o.name !== '-c' || o.value?.kind !== 'static') return []
-  const m = /^alias\.[^=]+=!(.*)$/s.exec(o.value.value)
-  return m === null ? [] : [{ kind: 'shell', code: { kind: 'static', value: m[1]! }, via: 'git alias' }]
+  if (o.name === '--config-env')
+    return [
+      {
+        kind: 'shell',
+        code: { kind: 'dynamic', why: 'git --config-env value', prefix: '', split: false },
+        via: 'git --config-env',
+      },
+    ]
+  if (o.name !== '-c' || o.value === undefined) return []
+  if (o.value.kind !== 'static') return [{ kind: 'shell', code: o.value, via: 'git -c' }]
+  const m = /^[^=]*=!?(.*)$/s.exec(o.value.value)
+  return m === null || m[1]!.trim() === ''
+    ? []
+    : [{ kind: 'shell', code: { kind: 'static', value: m[1]! }, via: 'git -c' }]
 }
 
 // Subcommands that only read the repository (with the option checks below).
@@ -197,12 +213,25 @@ function dangerous(sub: string, rest: readonly Word[]): Judgement | undefined {
             long === 'output' && a.includes('=')
               ? [{ kind: 'static' as const, value: a.slice(a.indexOf('=') + 1) }]
               : []
-          return no(`git ${sub} --${long} ${why}`, { writes })
+          const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : ''
+          const runs: InnerCommand[] =
+            long === 'open-files-in-pager' || long === 'exec' || long.endsWith('-pack')
+              ? value === ''
+                ? []
+                : [{ kind: 'shell', code: { kind: 'static', value }, via: `git ${sub} --${long}` }]
+              : []
+          return no(`git ${sub} --${long} ${why}`, { writes, runs })
         }
       }
       continue
     }
-    if (sub === 'grep' && /^-[^-]*O/.test(a)) return no('git grep -O runs a pager')
+    if (sub === 'grep' && /^-[^-]*O/.test(a)) {
+      // `-OCMD` (attached, optional value) names the pager to run.
+      const cmd = a.slice(a.indexOf('O') + 1)
+      return no('git grep -O runs a pager', {
+        runs: cmd === '' ? [] : [{ kind: 'shell', code: { kind: 'static', value: cmd }, via: 'git grep -O' }],
+      })
+    }
     if (sub === 'archive' && /^-[^-]*o/.test(a)) return no('git archive -o writes a file')
     if (sub === 'tag' && /^-[^-]*v/.test(a)) return no('git tag -v runs gpg to verify signatures')
   }

@@ -98,6 +98,8 @@ export interface SimpleCommandIR {
   readonly problem?: Problem
   /** The first construct in the words that can run code the walk does not see, if any. */
   readonly runsCode?: CodeProblem
+  /** Values of environment prefixes that can name a program the command runs (`PAGER=x`). */
+  readonly programAssignments?: readonly Word[]
   /** Redirects: the command's own, then those of an enclosing redirected statement. */
   readonly redirects: readonly RedirectIR[]
   readonly stdin: Stdin
@@ -205,11 +207,21 @@ function writeTarget(t: Word, info: RedirectVerdict): void {
 export function recordSimpleCommand(ir: SimpleCommandIR, st: WalkState): void {
   const { words, problem } = ir
   const red = judgeRedirects(ir.redirects)
-  const judgement: Judgement = withEvaluatedCode(
-    judgeProgram(words, { depth: 0, stdin: ir.stdin }),
-    words,
-    ir.runsCode,
-  )
+  const judged = withEvaluatedCode(judgeProgram(words, { depth: 0, stdin: ir.stdin }), words, ir.runsCode)
+  const judgement: Judgement =
+    ir.programAssignments === undefined
+      ? judged
+      : {
+          ...judged,
+          runs: [
+            ...judged.runs,
+            ...ir.programAssignments.map((code) => ({
+              kind: 'shell' as const,
+              code,
+              via: 'an environment prefix',
+            })),
+          ],
+        }
   const statics = (ws: readonly Word[]) => ws.flatMap((w) => (w.kind === 'static' ? [w.value] : []))
   const writes = judgement.readOnly
     ? statics(red.writes)

@@ -484,6 +484,7 @@ function collectHeredoc(r: Node, st: WalkState, sink: WordSink, out: Collected):
     sink.problem(
       'a here-document inside a command substitution is not analysed (bash and the parser may read it differently)',
       true,
+      true,
     )
     return
   }
@@ -542,7 +543,8 @@ function collectHeredoc(r: Node, st: WalkState, sink: WordSink, out: Collected):
     end: end === undefined ? undefined : { start: end.startIndex, text: textOf(end) },
   })
   if (!reading.ok) {
-    sink.problem(reading.reason, true)
+    // A body not read as bash reads it may hold substitutions the outer shell runs.
+    sink.problem(reading.reason, true, true)
     return
   }
   out.stdin = { kind: 'text', text: reading.body }
@@ -576,6 +578,7 @@ function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState,
   const tokens: string[] = []
   const words: Word[] = []
   const assignments: Word[] = []
+  const programAssignments: Word[] = []
   const own: Node[] = []
   const argumentIds = childIdsForField(node, 'argument')
   const collected: Collected = { redirects: [], extra: [], stdin: undefined, rest: [] }
@@ -608,6 +611,9 @@ function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState,
             `environment prefix '${clip(textOf(c))}' can change what the command runs or loads`,
             false,
           )
+          // Its value may be a program the command runs (`PAGER=`, `GIT_SSH_COMMAND=`,
+          // `GIT_CONFIG_VALUE_0=`, `BASH_ENV=`): analysed as shell code, like `git -c` values.
+          programAssignments.push(value)
         }
         continue
       }
@@ -657,6 +663,7 @@ function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState,
       assignments,
       ...(problem !== undefined ? { problem } : {}),
       ...(runsCode !== undefined ? { runsCode } : {}),
+      ...(programAssignments.length > 0 ? { programAssignments } : {}),
       redirects: collected.redirects,
       stdin: collected.stdin ?? ctx.stdin,
     },

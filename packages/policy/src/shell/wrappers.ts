@@ -397,6 +397,27 @@ export function judgeWrapper(
   ctx: JudgeContext,
   inner: InnerJudge,
 ): Judgement | undefined {
+  const j = judgeWrapperOptions(program, args, ctx, inner)
+  // A wrapper whose command was not made out (`env {x,}`, `xargs $OPTS`) runs a command only known
+  // at run time: deny rules and the destructive check see an unknown command.
+  if (j !== undefined && !j.readOnly && j.unsure === true && j.runs.length === 0 && j.code === undefined)
+    return { ...j, runs: [{ kind: 'argv', words: [UNKNOWN_COMMAND] }] }
+  return j
+}
+
+const UNKNOWN_COMMAND: Word = {
+  kind: 'dynamic',
+  why: 'a command the wrapper runs, not made out',
+  prefix: '',
+  split: true,
+}
+
+function judgeWrapperOptions(
+  program: string,
+  args: readonly Word[],
+  ctx: JudgeContext,
+  inner: InnerJudge,
+): Judgement | undefined {
   switch (program) {
     case 'env':
       return judgeEnv(args, ctx, inner)
