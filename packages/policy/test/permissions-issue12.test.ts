@@ -469,6 +469,14 @@ describe('§5 destructive and denied commands by another spelling', () => {
       ),
     ],
     [
+      `awk 'BEGIN { system("git commit") }'`,
+      denied('bash(git commit:*)', `"awk 'BEGIN { system("git commit") }'", whose code names it`),
+    ],
+    [
+      "sed '1e git commit' notes.txt",
+      denied('bash(git commit:*)', `"sed '1e git commit' notes.txt", whose code names it`),
+    ],
+    [
       "sqlite3 -cmd '.shell git commit' :memory:",
       denied('bash(git commit:*)', `"sqlite3 -cmd '.shell git commit' :memory:", whose code names it`),
     ],

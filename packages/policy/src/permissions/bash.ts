@@ -118,6 +118,17 @@ export function analyzeBash(command: string): BashAnalysis {
   }
 }
 
+/** Programs with a script language that can run commands (awk `system()`, sed `e`). */
+const SCRIPT_LANGUAGES: ReadonlySet<string> = new Set([
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'busybox',
+  'sed',
+  'gsed',
+])
+
 const UNKNOWN_CODE: Word = {
   kind: 'dynamic',
   why: 'code only known at run time',
@@ -159,7 +170,12 @@ function collect(
   // Code the engine cannot parse (another language, a program's own command syntax): the words
   // in it, each a possible start of a command for deny rules.
   // (Shell code the engine parsed is in f.inner instead.)
-  if (f.inner.length === 0 && (j.opaque === true || (j.interpreter === true && j.code !== undefined))) {
+  const program = f.info.program?.slice(f.info.program.lastIndexOf('/') + 1)
+  const script = !j.readOnly && program !== undefined && SCRIPT_LANGUAGES.has(program)
+  if (
+    f.inner.length === 0 &&
+    (script || j.opaque === true || (j.interpreter === true && j.code !== undefined))
+  ) {
     for (const w of f.words.slice(1)) {
       if (w.kind !== 'static') continue
       const tokens = w.value.split(/[^A-Za-z0-9_.:/@%+=,-]+/).filter((t) => t !== '')
