@@ -163,6 +163,9 @@ describe('§4 every read a command can make is checked against the protected pat
   test.each([
     ['cat < .env', protectedAsk(`The path .env is protected (${ENV}).`)],
     ['cat < ~/.ssh/id_rsa', protectedDeny('~/.ssh/id_rsa', SSH)],
+    // A run-time redirect source (it may also be /dev/tcp) is still a read.
+    ['cat < $HOME/.ssh/id_rsa', protectedDeny('~/.ssh/id_rsa', SSH)],
+    ['{ cat; } < "$HOME"/.ssh/id_rsa', protectedDeny('~/.ssh/id_rsa', SSH)],
     ['cat ~/.ss?/id_*', protectedDeny('~/.ss?/id_* (a pattern that can match ~/.ssh/**)', SSH)],
     ['head -1 ~/.*/id_rsa', protectedDeny('~/.*/id_rsa (a pattern that can match ~/.ssh/**)', SSH)],
     ['grep -r KEY ~', protectedDeny('~ (read recursively, it reaches ~/.ssh)', SSH)],

@@ -144,6 +144,8 @@ function fail(info: RedirectVerdict, reason: string, unsure: boolean): void {
 function judgeFileRedirect(op: string, t: Word, text: string, info: RedirectVerdict): void {
   switch (op) {
     case '<':
+      // Always a read for the protected-path check, whatever else it may be.
+      if (!(t.kind === 'static' && NETWORK_PATH.test(t.value))) info.reads.push(t)
       if (t.kind === 'static' && NETWORK_PATH.test(t.value))
         fail(info, `input redirect from ${t.value} opens a network connection`, false)
       else if (mayBeNetworkPath(t))
@@ -152,7 +154,6 @@ function judgeFileRedirect(op: string, t: Word, text: string, info: RedirectVerd
           `input redirect from a path only known at run time (${describeWord(t)}) may be /dev/tcp or /dev/udp`,
           true,
         )
-      else info.reads.push(t)
       return
     case '<&-':
     case '>&-':
