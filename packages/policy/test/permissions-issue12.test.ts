@@ -460,6 +460,7 @@ describe('§5 destructive and denied commands by another spelling', () => {
     ['echo "$(cat <<EOF\n$(git commit)\nEOF\n)"', unknownCode('cat <<EOF\n$(git commit)\nEOF')],
     ['env {git,} commit', unknownCode2('env {git,} commit')],
     ['seq 3 | sort --compress-program=git-commit', denied('bash(git commit:*)', '"git-commit"')],
+    ["flock /tmp/lock -c 'git commit'", denied('bash(git commit:*)', '"git commit"')],
     ['tar -tf a.tar --checkpoint-action=exec=git-commit', denied('bash(git commit:*)', '"git-commit"')],
     ['git grep -O"git commit" x', denied('bash(git commit:*)', '"git commit"')],
     ['git -c user.name=x -c core.pager="git commit" log', denied('bash(git commit:*)', '"git commit"')],

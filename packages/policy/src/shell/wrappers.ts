@@ -464,7 +464,18 @@ function judgeWrapperOptions(
     )
   const written = own.writes.length > 0 ? `writes ${describeWord(own.writes[0]!)}` : undefined
   // su and script take no command operand: their command is the -c option.
-  const command = spec.noCommand?.includes('*') === true ? [] : p.operands.slice(spec.before)
+  let command = spec.noCommand?.includes('*') === true ? [] : p.operands.slice(spec.before)
+  // `flock FILE -c CMD` (util-linux reads -c/--command after the file too): shell code.
+  const after = command[0]
+  if (
+    spec.shellOption !== undefined &&
+    after?.kind === 'static' &&
+    (after.value === `-${spec.shellOption}` || after.value === '--command')
+  ) {
+    const code = command[1]
+    if (code !== undefined) own.runs.push({ kind: 'shell', code, via: `${program} ${after.value}` })
+    command = []
+  }
   if (command.length === 0) {
     if (own.runs.length > 0) return no(`${program} runs shell code`, own)
     if (spec.readOnly === true && written === undefined) return ok(`${program} without a command only prints`)
