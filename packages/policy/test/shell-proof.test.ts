@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process'
 import { classifyCommand, initShellParser } from '@toolgate/policy'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { bwrapAvailable, type Fixture, makeFixture, runBash } from './bash-proof.js'
@@ -50,8 +49,9 @@ describe('the adversarial examples of each class really write or run code, and a
   })
 })
 
-// permissions-issue12.test.ts §4 rewrites `/proc/PID/root/x` to `/x`: in the sandbox (a pid
-// namespace, as the bash tool runs it) pid 1 is bubblewrap, whose root is the command's.
+// Reads permissions-issue12.test.ts §4 checks, shown to reach the secret in real bash. In the
+// sandbox (a pid namespace, as the bash tool runs it) pid 1 is bubblewrap, whose root is the
+// command's, so `/proc/1/root/x` is `/x`.
 describe('protected reads the permission engine must see', () => {
   test('git show HEAD:.env and git grep print a committed .env', () => {
     expect(runBash(f, 'git show HEAD:.env').stdout).toBe('SECRET=1\n')
@@ -73,27 +73,7 @@ describe('protected reads the permission engine must see', () => {
       expect(ci, 'bubblewrap is required under CI=true').toBe(false)
       return
     }
-    const key = `${f.home}/.ssh/id_rsa`
-    const r = spawnSync(
-      'bwrap',
-      [
-        '--ro-bind',
-        '/',
-        '/',
-        '--dev',
-        '/dev',
-        '--proc',
-        '/proc',
-        '--unshare-pid',
-        '--unshare-net',
-        '--die-with-parent',
-        '--',
-        'bash',
-        '-c',
-        `cat /proc/1/root${key}`,
-      ],
-      { encoding: 'utf8', timeout: 10_000 },
-    )
+    const r = runBash(f, `cat /proc/1/root${f.home}/.ssh/id_rsa`, 5_000, { pidNamespace: true })
     expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: 'PRIVATE KEY\n' })
   })
 })
