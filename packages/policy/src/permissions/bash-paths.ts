@@ -152,11 +152,11 @@ function spellings(text: string, use: PathUse['use']): string[] {
  */
 const PROC_LINK = /^\/proc\/([^/]+)\/(?:task\/[^/]+\/)?(root|cwd)(?=\/|$)(.*)$/
 
-export type ProcAlias =
+type ProcAlias =
   | { readonly kind: 'root'; readonly rest: string }
   | { readonly kind: 'cwd'; readonly rest: string; readonly own: boolean }
 
-export function procAlias(path: string): ProcAlias | undefined {
+function procAlias(path: string): ProcAlias | undefined {
   const m = PROC_LINK.exec(posix.normalize(path))
   if (m === null) return undefined
   const rest = m[3] ?? ''
