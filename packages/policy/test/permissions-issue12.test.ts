@@ -239,6 +239,8 @@ describe('§4 every read a command can make is checked against the protected pat
         const d = engineFor(local, { preset: 'workspace-write', sandboxed: true }).decide(bash(command, 'c1'))
         return d.kind === 'ask' ? `${d.kind}: ${d.displayReason}` : d.kind
       }
+      // A negation that cannot name a hidden file keeps hidden files skipped.
+      local.write('work/sub/.gitignore', 'dist/\n!dist/keep\n')
       expect(decide('rg SECRET sub')).toBe('allow')
       local.write('work/sub/deeper/.ignore', '# comment\n!.env\n')
       expect(decide('rg SECRET sub')).toBe(

@@ -54,10 +54,20 @@ function negatesIn(dir: string): boolean {
   return IGNORE_FILES.some((f) => negates(join(dir, f)))
 }
 
-/** Does the file hold a negated (whitelisting) pattern? */
+/**
+ * Does the file hold a negated pattern that can whitelist a hidden name? Its last segment must be
+ * able to start with a dot (`!.env`, `!*`, `![.]x`, or a directory then `.e?v`); `!dist/keep` cannot.
+ */
 function negates(file: string): boolean {
   const text = head(file)
-  return text !== undefined && /^[ \t]*!/m.test(text)
+  if (text === undefined) return false
+  for (const line of text.split('\n')) {
+    const m = /^[ \t]*!(.*)$/.exec(line)
+    if (m === null) continue
+    const last = m[1]!.trim().replace(/\/+$/, '').split('/').pop() ?? ''
+    if (last === '' || /^[.*?[\\{]/.test(last)) return true
+  }
+  return false
 }
 
 function mentionsExcludesFile(file: string): boolean {
