@@ -435,6 +435,8 @@ describe('§5 destructive and denied commands by another spelling', () => {
       ),
     ],
     ['[[ 1 -eq 1 ]]', readOnly('test only checks conditions')],
+    // Only the words a builtin evaluates count: printf's format and arguments are printed.
+    ["printf '%s\\n' '[$HOME]'", readOnly('printf only prints')],
   ])('code run from an evaluated name or subscript is destructive-unknown: %j', (command, row) =>
     check(command, row),
   )

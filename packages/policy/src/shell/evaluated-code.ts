@@ -78,7 +78,7 @@ export function withEvaluatedCode(
   if (COMMAND_CHANGERS.has(name) && args.length > 0)
     return dynamicCode(j, `${name} with arguments changes what later commands run`)
   if (NAME_EVALUATORS.has(name)) {
-    for (const w of args) {
+    for (const w of evaluatedWords(name, args)) {
       if (w.kind === 'static' ? evaluates(name, w.value) : name === 'let')
         return dynamicCode(
           j,
@@ -87,6 +87,41 @@ export function withEvaluatedCode(
     }
   }
   return j
+}
+
+/**
+ * The words a builtin evaluates as names or arithmetic: `printf -v NAME` only NAME; `test -v NAME`
+ * only NAME; `declare NAME=VALUE` the NAME (and with `-n` the value too: a name reference is
+ * evaluated where it is used); the other builtins every word.
+ */
+function evaluatedWords(program: string, args: readonly Word[]): Word[] {
+  const after = (flags: readonly string[]) =>
+    args.flatMap((w, i) => {
+      const prev = args[i - 1]
+      return prev?.kind === 'static' && flags.includes(prev.value) ? [w] : []
+    })
+  switch (program) {
+    case 'printf':
+      return after(['-v'])
+    case 'test':
+    case '[':
+      return after(['-v', '-R'])
+    case 'declare':
+    case 'typeset':
+    case 'local':
+    case 'readonly':
+    case 'export': {
+      const nameref = args.some((w) => w.kind === 'static' && /^-[a-zA-Z]*n/.test(w.value))
+      if (nameref) return [...args]
+      return args.map((w) =>
+        w.kind === 'static' && w.value.includes('=')
+          ? { kind: 'static', value: w.value.split('=', 1)[0]! }
+          : w,
+      )
+    }
+    default:
+      return [...args]
+  }
 }
 
 function staticAt(words: readonly Word[], i: number): string | undefined {
