@@ -149,8 +149,16 @@ export interface RunResult {
   readonly ran: readonly string[]
 }
 
-/** Run `command` with bash in the fixture's workspace and report what changed. */
-export function runBash(f: Fixture, command: string, timeoutMs = 5_000): RunResult {
+/**
+ * Run `command` with bash in the fixture's workspace and report what changed. `pidNamespace`: in a
+ * new pid namespace, as the bash tool's sandbox runs commands (pid 1 is then bubblewrap).
+ */
+export function runBash(
+  f: Fixture,
+  command: string,
+  timeoutMs = 5_000,
+  options: { readonly pidNamespace?: boolean } = {},
+): RunResult {
   const before = snapshot(f.base)
   const env = { ...gitEnv(f.home), PATH: `${join(f.base, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}` }
   const argv = bwrapAvailable
@@ -169,6 +177,7 @@ export function runBash(f: Fixture, command: string, timeoutMs = 5_000): RunResu
         f.base,
         f.base,
         '--unshare-net',
+        ...(options.pidNamespace === true ? ['--unshare-pid'] : []),
         '--die-with-parent',
         '--chdir',
         f.root,

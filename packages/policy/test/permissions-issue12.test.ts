@@ -88,13 +88,25 @@ function check(command: string, row: Row, options: Partial<PermissionOptions> = 
 
 describe('§1 heredoc bodies are read as bash reads them', () => {
   test.each([
-    ['cat <<EOF\n`touch PWN`\nEOF', notReadOnly('here-document body holds a backquote command substitution')],
-    ['cat <<EOF\n $(touch PWN)\nEOF', notReadOnly('here-document body holds a substitution ($()')],
+    // The outer shell runs a body's substitutions: code only known at run time (destructive, and
+    // seen by every deny rule).
     [
+      'cat <<EOF\n`touch PWN`\nEOF',
+      destructive(
+        '"cat <<EOF\n`touch PWN`\nEOF" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: here-document body holds a backquote command substitution.',
+      ),
+    ],
+    [
+      'cat <<EOF\n $(touch PWN)\nEOF',
+      destructive(
+        '"cat <<EOF\n $(touch PWN)\nEOF" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: here-document body holds a substitution ($().',
+      ),
+    ],
+    [
+      // The substitution inside the operand is not walked: code only known at run time.
       'echo "${x-\'$(touch PWN)\'}"',
-      notReadOnly(
-        "parameter expansion with an operand that is not plain text is not analysed: ${x-'$(touch PWN)'}",
-        false, // a part with words only known at run time is not granted
+      destructive(
+        `"echo "\${x-'$(touch PWN)'}"" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: parameter expansion with an operand that is not plain text is not analysed: \${x-'$(touch PWN)'}.`,
       ),
     ],
     ["cat <<'EOF'\n`touch PWN`\nEOF", readOnly('cat only reads')],
@@ -151,6 +163,9 @@ describe('§4 every read a command can make is checked against the protected pat
   test.each([
     ['cat < .env', protectedAsk(`The path .env is protected (${ENV}).`)],
     ['cat < ~/.ssh/id_rsa', protectedDeny('~/.ssh/id_rsa', SSH)],
+    // A run-time redirect source (it may also be /dev/tcp) is still a read.
+    ['cat < $HOME/.ssh/id_rsa', protectedDeny('~/.ssh/id_rsa', SSH)],
+    ['{ cat; } < "$HOME"/.ssh/id_rsa', protectedDeny('~/.ssh/id_rsa', SSH)],
     ['cat ~/.ss?/id_*', protectedDeny('~/.ss?/id_* (a pattern that can match ~/.ssh/**)', SSH)],
     ['head -1 ~/.*/id_rsa', protectedDeny('~/.*/id_rsa (a pattern that can match ~/.ssh/**)', SSH)],
     ['grep -r KEY ~', protectedDeny('~ (read recursively, it reaches ~/.ssh)', SSH)],
@@ -168,6 +183,98 @@ describe('§4 every read a command can make is checked against the protected pat
 
   test("~user/ is expanded to that user's home (root is /root in /etc/passwd)", () => {
     check('cat ~root/.ssh/id_rsa', protectedDeny('~root/.ssh/id_rsa', SSH))
+  })
+
+  // The value attached to a short option names a file the program reads (`date -f FILE` prints
+  // every line it cannot parse, `awk -f` echoes program lines in syntax errors, `findmnt -F` lists
+  // the entries of a file); no program table knows every program's options.
+  test.each([
+    ['date -f.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    ['date -uf.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    ['findmnt -F.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    [
+      'awk -f.env',
+      protectedAsk(
+        `The path .env is protected (${ENV}). Also: awk option -f.env is not analysed (program files, extensions and includes can run code).`,
+      ),
+    ],
+    ['head -n5 notes.txt', readOnly('head only reads')],
+  ])('a value attached to a short option is a path: %j', (command, row) => check(command, row))
+
+  // git prints committed and staged files by object name, and `git grep` reads the whole tree
+  // (shell-proof.test.ts shows both print the fixture's committed .env).
+  test.each([
+    ['git show HEAD:.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    ['git cat-file -p :0:.env', protectedAsk(`The path .env is protected (${ENV}).`)],
+    [
+      'git grep SECRET',
+      protectedAsk(`The path . (read recursively, it reaches .env) is protected (${ENV}).`),
+    ],
+    ['git grep -n TODO -- src', readOnly('git grep only reads the repository')],
+    ['git show HEAD:src/index.ts', readOnly('git show only reads the repository')],
+  ])('git object names and git grep read files: %j', (command, row) => check(command, row))
+
+  // ripgrep skips hidden names unless something whitelists them: an option after the pattern,
+  // a glob or type, or an ignore file with a negated line, written now or earlier (shell-proof
+  // runs each in real ripgrep).
+  const RG_ENV = protectedAsk(`The path . (read recursively, it reaches .env) is protected (${ENV}).`)
+  test.each([
+    ['rg SECRET --hidden', RG_ENV],
+    ["rg SECRET -g '*'", RG_ENV],
+    [
+      "echo '!.env' > .ignore; rg SECRET",
+      protectedAsk(
+        `The path . (read recursively, it reaches .env) is protected (${ENV}). Also: redirect writes to .ignore.`,
+      ),
+    ],
+    ['rg SECRET', readOnly('rg only reads')],
+  ])('ripgrep reads hidden files when they are whitelisted: %j', (command, row) => check(command, row))
+
+  test('an ignore file with a negated line in the searched tree or above it whitelists hidden files', () => {
+    const local = makeSandbox()
+    try {
+      local.write('work/.env', 'SECRET=1')
+      local.write('work/sub/.env', 'SECRET=1')
+      const decide = (command: string) => {
+        const d = engineFor(local, { preset: 'workspace-write', sandboxed: true }).decide(bash(command, 'c1'))
+        return d.kind === 'ask' ? `${d.kind}: ${d.displayReason}` : d.kind
+      }
+      // A negation that cannot name a hidden file keeps hidden files skipped.
+      local.write('work/sub/.gitignore', 'dist/\n!dist/keep\n')
+      expect(decide('rg SECRET sub')).toBe('allow')
+      local.write('work/sub/deeper/.ignore', '# comment\n!.env\n')
+      expect(decide('rg SECRET sub')).toBe(
+        `ask: The path sub (read recursively, it reaches sub/.env) is protected (${ENV}).`,
+      )
+      local.write('work/sub/deeper/.ignore', '')
+      local.write('.rgignore', '  !.e*\n') // above the workspace
+      expect(decide('rg SECRET sub')).toBe(
+        `ask: The path sub (read recursively, it reaches sub/.env) is protected (${ENV}).`,
+      )
+    } finally {
+      local.cleanup()
+    }
+  })
+
+  // `/proc/PID/root/x` is `/x` for every process in the same root: inside the sandbox pid 1 is
+  // bubblewrap, and `cat /proc/1/root/HOME/.ssh/id_rsa` reads the key (run in sandbox-escape-free
+  // form by bash-proof: see shell-proof.test.ts "protected reads through /proc").
+  test('/proc/PID/root and /proc/self/cwd are followed as the command sees them', () => {
+    const key = `${sb.home}/.ssh/id_rsa`
+    check(`cat /proc/1/root${key}`, protectedDeny(`/proc/1/root${key}`, SSH))
+    check(`cat /proc/self/task/7/root${key}`, protectedDeny(`/proc/self/task/7/root${key}`, SSH))
+    check(
+      `head /proc/1/root${sb.home}/.ss?/id_*`,
+      protectedDeny(`/proc/1/root${sb.home}/.ss?/id_* (a pattern that can match ~/.ssh/**)`, SSH),
+    )
+    check('cd ~ && cat /proc/self/cwd/.ssh/id_rsa', protectedDeny('/proc/self/cwd/.ssh/id_rsa', SSH))
+    check(
+      'cat /proc/1/cwd/notes.txt',
+      protectedAsk(
+        `"cat /proc/1/cwd/notes.txt" reads a path only known at run time (/proc/1/cwd/notes.txt from a directory only known at run time), ${UNKNOWN}.`,
+      ),
+    )
+    check('cat /proc/self/cwd/notes.txt', readOnly('cat only reads'))
   })
 })
 
@@ -200,6 +307,20 @@ describe('§5 destructive and denied commands by another spelling', () => {
     ['npm isnt left-pad', denied('bash(npm install:*)', '"npm isnt left-pad"')],
     ['npm --silent add left-pad', denied('bash(npm install:*)', '"npm --silent add left-pad"')],
     ['git log --grep commit', readOnly('git log only reads the repository')],
+    // The dashed form git runs from its exec path, aliases and autocorrection given with -c.
+    ['git-commit -m x', denied('bash(git commit:*)', '"git-commit -m x"')],
+    [
+      '/usr/lib/git-core/git-commit -m x',
+      denied('bash(git commit:*)', '"/usr/lib/git-core/git-commit -m x"'),
+    ],
+    ['git -c alias.ci=commit ci -m x', denied('bash(git commit:*)', '"git -c alias.ci=commit ci -m x"')],
+    [
+      'git -c help.autocorrect=immediate comit -m x',
+      denied(
+        'bash(git commit:*)',
+        '"git -c help.autocorrect=immediate comit -m x", whose words only known at run time may spell it',
+      ),
+    ],
   ])('deny rules name the thing: %j', (command, row) => check(command, row, { rules }))
 
   test.each([
@@ -253,6 +374,122 @@ describe('§5 destructive and denied commands by another spelling', () => {
     ],
   ])('code given to an interpreter is destructive-unknown, wrappers do not hide rm: %j', (command, row) =>
     check(command, row),
+  )
+
+  // Code bash runs from words with no command name in sight: an array subscript evaluated by
+  // arithmetic or by a builtin that takes a variable name runs its command substitutions, and a
+  // name's value is evaluated in turn (`read x < f; echo $((x))` runs what f holds). Proven in real
+  // bash by shell-proof.test.ts (ADVERSARIAL_EXAMPLES, "§5 ... subscript").
+  const runtimeCode = (command: string, also: string): Row =>
+    destructive(
+      `"${command}" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: ${also}.`,
+    )
+  const ARITH = 'arithmetic expansion $((...)) is not analysed (it can assign and run code)'
+  const TEST_EVAL = 'test expression that evaluates a name or arithmetic is not analysed'
+  test.each([
+    ['echo $((a[$(rm -rf src)]))', runtimeCode('echo $((a[$(rm -rf src)]))', ARITH)],
+    [
+      'read x < notes.txt; echo $((x))',
+      destructive(
+        `"echo $((x))" is destructive (it runs code only known at run time, which is not analysed, so it may be destructive). Also: ${ARITH}.`,
+      ),
+    ],
+    ["let 'a[$(rm -rf src)]'", runtimeCode("let 'a[$(rm -rf src)]'", "'let' is not in the read-only table")],
+    [
+      "test -v 'a[$(rm -rf src)]'",
+      runtimeCode("test -v 'a[$(rm -rf src)]'", 'test -v evaluates a variable name (can run code)'),
+    ],
+    ["[[ -v 'a[$(rm -rf src)]' ]]", runtimeCode("[[ -v 'a[$(rm -rf src)]' ]]", TEST_EVAL)],
+    ["[[ 1 -eq 'a[$(rm -rf src)]' ]]", runtimeCode("[[ 1 -eq 'a[$(rm -rf src)]' ]]", TEST_EVAL)],
+    [
+      "printf -v 'a[$(rm -rf src)]' x",
+      runtimeCode("printf -v 'a[$(rm -rf src)]' x", 'printf -v assigns a variable or is not analysed'),
+    ],
+    [
+      "read 'a[$(rm -rf src)]' < notes.txt",
+      runtimeCode(
+        "read 'a[$(rm -rf src)]' < notes.txt",
+        'read a[$(rm -rf src)] is not analysed (only plain lowercase variable names are)',
+      ),
+    ],
+    [
+      'echo ${!x}',
+      runtimeCode('echo ${!x}', "parameter expansion with operator '!' can assign or run code: ${!x}"),
+    ],
+    [
+      "trap 'rm -rf src' EXIT",
+      destructive(
+        `"trap 'rm -rf src' EXIT" is destructive (it runs code given on the command line, which is not analysed, so it may be destructive); "rm -rf src" is destructive (rm is destructive). Also: 'trap' is not in the read-only table.`,
+      ),
+    ],
+    [
+      "mapfile -C 'rm -rf src' -c 1 a < notes.txt",
+      destructive(
+        `"mapfile -C 'rm -rf src' -c 1 a < notes.txt" is destructive (it runs code given on the command line, which is not analysed, so it may be destructive); "rm -rf src" is destructive (rm is destructive). Also: 'mapfile' is not in the read-only table.`,
+      ),
+    ],
+    [
+      '[[ -n $(rm -rf src) ]]',
+      destructive(
+        '"rm -rf src" is destructive (rm is destructive). Also: rm changes files; test expression with a dynamic operand (command substitution) is not analysed.',
+      ),
+    ],
+    ['[[ 1 -eq 1 ]]', readOnly('test only checks conditions')],
+    // Only the words a builtin evaluates count: printf's format and arguments are printed.
+    ["printf '%s\\n' '[$HOME]'", readOnly('printf only prints')],
+  ])('code run from an evaluated name or subscript is destructive-unknown: %j', (command, row) =>
+    check(command, row),
+  )
+
+  const unknownCode = (subject: string): Row =>
+    everywhere(
+      deny(
+        'deny-rule',
+        `Permission denied: the rule "deny bash(git commit:*)" (the permissions() options) forbids this bash call ("${subject}", which runs code only known at run time that may spell it). It did not run. Do not retry it; use a different approach or ask the user.`,
+      ),
+    )
+  const unknownCode2 = (subject: string): Row =>
+    everywhere(
+      deny(
+        'deny-rule',
+        `Permission denied: the rule "deny bash(git commit:*)" (the permissions() options) forbids this bash call ("${subject}", whose words only known at run time may spell it). It did not run. Do not retry it; use a different approach or ask the user.`,
+      ),
+    )
+  test.each([
+    ["echo 'git commit' | sh", unknownCode('sh')],
+    ['eval "$X"', unknownCode('eval "$X"')],
+    ['echo $((a[$(git commit)]))', unknownCode('echo $((a[$(git commit)]))')],
+    ["let 'a[$(git commit)]'", unknownCode("let 'a[$(git commit)]'")],
+    ["trap 'git commit -m x' EXIT", denied('bash(git commit:*)', '"git commit -m x"')],
+    ['echo "$(cat <<EOF\n$(git commit)\nEOF\n)"', unknownCode('cat <<EOF\n$(git commit)\nEOF')],
+    ['env {git,} commit', unknownCode2('env {git,} commit')],
+    ['seq 3 | sort --compress-program=git-commit', denied('bash(git commit:*)', '"git-commit"')],
+    ["flock /tmp/lock -c 'git commit'", denied('bash(git commit:*)', '"git commit"')],
+    ['tar -tf a.tar --checkpoint-action=exec=git-commit', denied('bash(git commit:*)', '"git-commit"')],
+    ['git grep -O"git commit" x', denied('bash(git commit:*)', '"git commit"')],
+    ['git -c user.name=x -c core.pager="git commit" log', denied('bash(git commit:*)', '"git commit"')],
+    ['PAGER="git commit" man ls', denied('bash(git commit:*)', '"git commit"')],
+    [
+      `node -e 'require("child_process").execSync("git commit")'`,
+      denied(
+        'bash(git commit:*)',
+        `"node -e 'require("child_process").execSync("git commit")'", whose code names it`,
+      ),
+    ],
+    [
+      `awk 'BEGIN { system("git commit") }'`,
+      denied('bash(git commit:*)', `"awk 'BEGIN { system("git commit") }'", whose code names it`),
+    ],
+    [
+      "sed '1e git commit' notes.txt",
+      denied('bash(git commit:*)', `"sed '1e git commit' notes.txt", whose code names it`),
+    ],
+    [
+      "sqlite3 -cmd '.shell git commit' :memory:",
+      denied('bash(git commit:*)', `"sqlite3 -cmd '.shell git commit' :memory:", whose code names it`),
+    ],
+  ])('deny rules see code only known at run time and code in builtin arguments: %j', (command, row) =>
+    check(command, row, { rules }),
   )
 })
 

@@ -48,3 +48,32 @@ describe('the adversarial examples of each class really write or run code, and a
     f = makeFixture()
   })
 })
+
+// Reads permissions-issue12.test.ts §4 checks, shown to reach the secret in real bash. In the
+// sandbox (a pid namespace, as the bash tool runs it) pid 1 is bubblewrap, whose root is the
+// command's, so `/proc/1/root/x` is `/x`.
+describe('protected reads the permission engine must see', () => {
+  test('git show HEAD:.env and git grep print a committed .env', () => {
+    expect(runBash(f, 'git show HEAD:.env').stdout).toBe('SECRET=1\n')
+    expect(runBash(f, 'git grep SECRET').stdout).toBe('.env:SECRET=1\n')
+  })
+
+  test.each(['rg SECRET --hidden', "rg SECRET -g '*'", "printf '!.env\\n' > .ignore; rg SECRET"])(
+    'ripgrep reads the hidden .env: %j',
+    (command) => {
+      const r = runBash(f, command)
+      expect(r.stdout).toBe('.env:SECRET=1\n')
+      f.cleanup()
+      f = makeFixture()
+    },
+  )
+
+  test('/proc/1/root/HOME/.ssh/id_rsa is the key inside a pid namespace', () => {
+    if (!bwrapAvailable) {
+      expect(ci, 'bubblewrap is required under CI=true').toBe(false)
+      return
+    }
+    const r = runBash(f, `cat /proc/1/root${f.home}/.ssh/id_rsa`, 5_000, { pidNamespace: true })
+    expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 0, stdout: 'PRIVATE KEY\n' })
+  })
+})

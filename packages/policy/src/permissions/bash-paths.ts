@@ -1,7 +1,8 @@
-import { resolve } from 'node:path'
+import { posix, resolve } from 'node:path'
 import { assertNever } from '@toolgate/core'
 import type { Cwd } from '../shell/analysis.js'
 import type { BashAnalysis, PathUse } from './bash.js'
+import { hiddenMayBeWhitelisted } from './ignore-files.js'
 import { expandHome, type ResolvedPath, realPath, TILDE_USER, userHome } from './paths.js'
 import { checkProtected, type ProtectedPath } from './protected.js'
 import {
@@ -79,11 +80,17 @@ export function hitWhy(h: Pick<BashProtectedHit, 'why' | 'subject' | 'reason'>):
 }
 
 function* checkUse(
-  u: PathUse,
+  use: PathUse,
   b: BashAnalysis,
   ctx: BashPathContext,
   budget: { left: number },
 ): Generator<BashProtectedHit> {
+  // A command that writes may create the ignore file that whitelists hidden names before ripgrep
+  // runs (`echo '!.env' > .ignore; rg KEY`): hidden names then count as read.
+  const u: PathUse =
+    use.recursive?.skipHidden === true && !b.classification.readOnly
+      ? { ...use, recursive: { ...use.recursive, skipHidden: false } }
+      : use
   const w = u.word
   switch (w.kind) {
     case 'static':
@@ -120,7 +127,11 @@ function unknown(u: PathUse, why: string): BashProtectedHit {
   }
 }
 
-/** Candidate spellings of a mention: `@file` (curl), `--opt=file`, `name=file`. */
+/**
+ * Candidate spellings of a mention: `@file` (curl), `--opt=file`, `name=file`, and the value
+ * attached to a short option anywhere in a cluster (`-f.env`, `date -uf.env`, `awk -f.env`):
+ * every program table cannot know every program's options, so each suffix is a candidate.
+ */
 function spellings(text: string, use: PathUse['use']): string[] {
   if (use !== 'mention') return [text]
   if (text === '' || text.includes('://')) return []
@@ -128,7 +139,30 @@ function spellings(text: string, use: PathUse['use']): string[] {
   const out = [unwrap(text)]
   const eq = text.indexOf('=')
   if (eq >= 0 && eq < text.length - 1) out.push(unwrap(text.slice(eq + 1)))
-  return out
+  if (/^-[^-]/.test(text)) for (let k = 2; k < text.length; k++) out.push(unwrap(text.slice(k)))
+  return [...new Set(out)]
+}
+
+/**
+ * `/proc/PID/root/x` and `/proc/PID/task/TID/root/x` are `/x` for any process in the same root (in
+ * the sandbox too: `cat /proc/1/root/home/u/.ssh/id_rsa` reads the key); `/proc/self/cwd/x` is `x`
+ * where the command runs; another process's `cwd` is a directory only known at run time. The
+ * engine cannot resolve these links itself (its own `/proc/self` is not the command's, and other
+ * processes' links are not readable here), so they are rewritten as written.
+ */
+const PROC_LINK = /^\/proc\/([^/]+)\/(?:task\/[^/]+\/)?(root|cwd)(?=\/|$)(.*)$/
+
+type ProcAlias =
+  | { readonly kind: 'root'; readonly rest: string }
+  | { readonly kind: 'cwd'; readonly rest: string; readonly own: boolean }
+
+function procAlias(path: string): ProcAlias | undefined {
+  const m = PROC_LINK.exec(posix.normalize(path))
+  if (m === null) return undefined
+  const rest = m[3] ?? ''
+  return m[2] === 'root'
+    ? { kind: 'root', rest: rest === '' ? '/' : rest }
+    : { kind: 'cwd', rest, own: m[1] === 'self' || m[1] === 'thread-self' }
 }
 
 /** The absolute forms of a path written in a command that runs in `cwd` (one per candidate). */
@@ -137,6 +171,13 @@ function placesOf(
   cwd: Cwd,
   ctx: BashPathContext,
 ): { places: { lexical: string; dir: string }[]; unknown: boolean } {
+  const proc = text.startsWith('/') ? procAlias(text) : undefined
+  if (proc !== undefined) {
+    const own = { lexical: resolve(text), dir: '.' }
+    if (proc.kind === 'cwd' && !proc.own) return { places: [own], unknown: true }
+    const alias = placesOf(proc.kind === 'root' ? proc.rest : `.${proc.rest}`, cwd, ctx)
+    return { places: [own, ...alias.places], unknown: alias.unknown }
+  }
   // `~+` is the current directory, `~-` the previous one (only known at run time).
   if (text === '~-' || text.startsWith('~-/'))
     return { places: [{ lexical: resolve(ctx.root, text), dir: '.' }], unknown: true }
@@ -242,8 +283,17 @@ function* checkGlob(
       return
     }
     absolute = [`${escapeForGlob(h)}${pattern.slice(tilde[0].length)}`]
-  } else if (pattern.startsWith('/')) absolute = [pattern]
-  else {
+  } else if (pattern.startsWith('/')) {
+    absolute = [pattern]
+    // `/proc/*/root/home/u/.ss?/id_*`: the same pattern from the root (see procAlias).
+    const proc = procAlias(pattern)
+    if (proc?.kind === 'root') absolute.push(proc.rest)
+    else if (proc?.kind === 'cwd') {
+      if (!proc.own && u.use !== 'mention') yield unknown(u, `${text} is below another process's directory`)
+      for (const d of u.cwd.dirs)
+        absolute.push(`${escapeForGlob(resolve(ctx.root, expandHome(d, ctx.home)))}${proc.rest}`)
+    }
+  } else {
     if (u.cwd.unknown && u.use !== 'mention')
       yield unknown(u, `${text} from a directory only known at run time`)
     absolute = u.cwd.dirs.map(
@@ -304,7 +354,12 @@ function* checkRecursive(
   ctx: BashPathContext,
   budget: { left: number },
 ): Generator<BashProtectedHit> {
-  const rec = u.recursive!
+  const asked = u.recursive!
+  // A reader that skips hidden names (ripgrep) reads them when an ignore file whitelists them.
+  const rec =
+    asked.skipHidden && hiddenMayBeWhitelisted(rp.real ?? rp.lexical, ctx.home, budget)
+      ? { ...asked, skipHidden: false }
+      : asked
   const roots = [...new Set([rp.lexical, rp.real ?? rp.lexical])]
   const candidates: ProtectedPath[] = []
   for (const entry of ctx.table) {

@@ -39,6 +39,19 @@ export interface Invocation {
   readonly opaque: boolean
   /** The simple command it belongs to (for messages). */
   readonly text: string
+  /**
+   * Stands for code whose text is unknown here (`| sh`, `eval "$X"`): deny rules match it (they
+   * name the thing, not the spelling); ask rules do not (the call is destructive-unknown, which
+   * asks anyway, and an ask naming an unrelated rule would mislead).
+   */
+  readonly unknownCode?: true
+  /**
+   * Words found inside an argument of a program that runs code or is unknown (`node -e
+   * 'execSync("git push")'`, `sqlite3 -cmd '.shell git push'`): deny rules match a command
+   * starting at any of them (fail closed: the code may run it); ask rules and the destructive
+   * check do not.
+   */
+  readonly inCode?: true
 }
 
 /**
@@ -59,12 +72,14 @@ export interface PathUse {
 export function analyzeBash(command: string): BashAnalysis {
   const a = analyzeCommand(command)
   const invocations: Invocation[] = []
+  // Words inside code, matched after every command the call certainly runs (for the message).
+  const codeWords: Invocation[] = []
   const paths: PathUse[] = []
   const destructives: { text: string; why: string }[] = []
   let ungrantable: string | undefined
   const visit = (an: Analysis) => {
     for (const f of an.facts) {
-      collect(f, invocations, paths, destructives)
+      collect(f, invocations, codeWords, paths, destructives)
       if (ungrantable === undefined && (f.judgement.interpreter === true || f.judgement.code !== undefined)) {
         ungrantable = `"${f.info.canonical}" runs a shell or an interpreter, which can run any code`
       }
@@ -80,6 +95,7 @@ export function analyzeBash(command: string): BashAnalysis {
       paths.push({ word: w.word, cwd: w.cwd, use: 'write', readOnly: false, text: 'an output redirect' })
   }
   visit(a)
+  invocations.push(...codeWords)
   const classification = a.classification
   if (destructives.length === 0 && (!a.complete || a.facts.length === 0) && !classification.readOnly) {
     destructives.push({
@@ -102,17 +118,45 @@ export function analyzeBash(command: string): BashAnalysis {
   }
 }
 
+/** Programs with a script language that can run commands (awk `system()`, sed `e`). */
+const SCRIPT_LANGUAGES: ReadonlySet<string> = new Set([
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'busybox',
+  'sed',
+  'gsed',
+])
+
+const UNKNOWN_CODE: Word = {
+  kind: 'dynamic',
+  why: 'code only known at run time',
+  prefix: '',
+  split: true,
+}
+
 function collect(
   f: CommandFacts,
   invocations: Invocation[],
+  codeWords: Invocation[],
   paths: PathUse[],
   destructives: { text: string; why: string }[],
 ): void {
   const text = f.info.canonical
   const j = f.judgement
-  const add = (words: readonly Word[], opaque: boolean) => {
+  const add = (words: readonly Word[], opaque: boolean, unknownCode = false) => {
     if (words.length === 0) return
-    const inv = { words: normalizeCommand(ruleWords(words)), opaque, text }
+    const inv: Invocation = {
+      words: normalizeCommand(ruleWords(words)),
+      opaque,
+      text,
+      ...(unknownCode ? { unknownCode: true as const } : {}),
+    }
+    if (unknownCode) {
+      invocations.push(inv)
+      return
+    }
     invocations.push(inv)
     const why = destructiveOf(inv)
     if (why !== undefined && !destructives.some((d) => d.text === text && d.why === why))
@@ -120,6 +164,27 @@ function collect(
   }
   if (f.words.length > 0) add(f.words, j.opaque === true)
   for (const r of j.runs) if (r.kind === 'argv') add(r.words, r.opaque === true)
+  // Code whose text is unknown here (`| sh`, `eval "$X"`, `$((a[$(...)]))`) may run any command:
+  // words only known at run time, which every deny and ask rule matches (a deny rule means the
+  // thing, not the spelling; issue 12 §5).
+  // Code the engine cannot parse (another language, a program's own command syntax): the words
+  // in it, each a possible start of a command for deny rules.
+  // (Shell code the engine parsed is in f.inner instead.)
+  const program = f.info.program?.slice(f.info.program.lastIndexOf('/') + 1)
+  const script = !j.readOnly && program !== undefined && SCRIPT_LANGUAGES.has(program)
+  if (
+    f.inner.length === 0 &&
+    (script || j.opaque === true || (j.interpreter === true && j.code !== undefined))
+  ) {
+    for (const w of f.words.slice(1)) {
+      if (w.kind !== 'static') continue
+      const tokens = w.value.split(/[^A-Za-z0-9_.:/@%+=,-]+/).filter((t) => t !== '')
+      if (tokens.length < 2) continue
+      codeWords.push({ words: tokens, opaque: true, text, inCode: true })
+    }
+  }
+  if (j.code === 'stdin' || j.code === 'dynamic') add([UNKNOWN_CODE], false, true)
+  for (const r of j.runs) if (r.kind === 'shell' && r.code.kind !== 'static') add([UNKNOWN_CODE], false, true)
   if (j.code === 'inline' || j.code === 'stdin' || j.code === 'dynamic') {
     const why = `it ${j.code === 'stdin' ? 'runs code it reads from standard input' : j.code === 'dynamic' ? 'runs code only known at run time' : 'runs code given on the command line'}, which is not analysed, so it may be destructive`
     if (!destructives.some((d) => d.text === text)) destructives.push({ text, why })

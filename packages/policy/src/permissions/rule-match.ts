@@ -29,13 +29,19 @@ export function firstRule(
       // normal form, behind wrappers and in shell code (issue 12 §5).
       const { normalized, prefix } = rule.matcher
       for (const inv of subj.bash.invocations) {
+        if ((inv.unknownCode === true || inv.inCode === true) && rule.action !== 'deny') continue
         if (invocationMatches(normalized, prefix, inv)) {
           const computed = inv.words.includes(null)
           return {
             rule,
-            subject: computed
-              ? `"${inv.text}", whose words only known at run time may spell it`
-              : `"${inv.text}"`,
+            subject:
+              inv.unknownCode === true
+                ? `"${inv.text}", which runs code only known at run time that may spell it`
+                : inv.inCode === true
+                  ? `"${inv.text}", whose code names it`
+                  : computed
+                    ? `"${inv.text}", whose words only known at run time may spell it`
+                    : `"${inv.text}"`,
           }
         }
       }

@@ -11,7 +11,7 @@ import {
   tagged,
   writesValue,
 } from './options.js'
-import type { ContentRead, Judgement, Word } from './types.js'
+import type { ContentRead, InnerCommand, Judgement, Word } from './types.js'
 import { describeWord } from './words.js'
 
 /**
@@ -154,9 +154,18 @@ export function judgeTar(args: readonly Word[]): Judgement {
   if (p.unknown.length > 0)
     return unsure(`tar with ${describeWord(p.unknown[0]!)} where an option may stand is not analysed`)
   const reads: ContentRead[] = []
+  const running = p.options.filter((o) => o.spec.effect?.kind === 'runs')
+  if (running.length > 0) {
+    const first = running[0]!
+    // The values are shell commands (tar runs them with sh -c): analysed for deny rules.
+    const runs: InnerCommand[] = running.flatMap((o) => {
+      const code = tarProgram(o.name, o.value)
+      return code === undefined ? [] : [{ kind: 'shell' as const, code, via: `tar ${o.name}` }]
+    })
+    return no(`tar ${first.name} ${(first.spec.effect as { why: string }).why}`, { runs })
+  }
   for (const o of p.options) {
     const e = o.spec.effect
-    if (e?.kind === 'runs') return no(`tar ${o.name} ${e.why}`)
     if (e?.kind === 'writes-value')
       return no(`tar ${o.name} writes ${o.value === undefined ? 'a file' : describeWord(o.value)}`, {
         writes: o.value === undefined ? [] : [o.value],
@@ -256,4 +265,12 @@ export function judgeCompressor(args: readonly Word[], program: string): Judgeme
   return ok(`${program} ${cat ? '' : 'with -c, -l or -t '}only reads`.replace('  ', ' '), {
     reads: reading(files),
   })
+}
+
+/** The command a running option's value names (`--checkpoint-action=exec=CMD` is CMD). */
+function tarProgram(name: string, value: Word | undefined): Word | undefined {
+  if (value === undefined) return undefined
+  if (name !== '--checkpoint-action') return value
+  if (value.kind !== 'static') return value
+  return value.value.startsWith('exec=') ? { kind: 'static', value: value.value.slice(5) } : undefined
 }

@@ -2,7 +2,7 @@ import { no, ok, unsure } from './judgement.js'
 import { arg, flag, type Grammar, grammar, optArg, type Parsed, parseOptions, tagged } from './options.js'
 import { own } from './own.js'
 import { shellCodeFromWords } from './shell-code.js'
-import type { InnerCommand, Judgement, Word } from './types.js'
+import type { ContentRead, InnerCommand, Judgement, Word } from './types.js'
 import { describeWord, mayBeOption } from './words.js'
 
 /**
@@ -102,7 +102,7 @@ export function judgeGit(args: readonly Word[]): Judgement {
     if (o.name === '--exec-path' && o.value === undefined && g.sub === args.length)
       return ok('git --exec-path only prints')
     const why = own(GLOBALS, o.name)?.why
-    if (why !== undefined) return no(`git ${o.name} ${why}`, { runs: innerOfGlobal(o) })
+    if (why !== undefined) return no(`git ${o.name} ${why}`, { runs: g.options.flatMap(innerOfGlobal) })
   }
   const subWord = args[g.sub]
   if (subWord === undefined) return unsure('git without a subcommand is not analysed')
@@ -117,11 +117,27 @@ export function judgeGit(args: readonly Word[]): Judgement {
   return { ...v, subcommand: sub }
 }
 
-/** `-c alias.x='!cmd'` names shell code git runs for the alias (for deny rules). */
+/**
+ * The shell code a configuration given on the command line may make git run (for deny rules and
+ * the destructive check): `-c alias.x='!cmd'`, and any other value, since many keys name programs
+ * (`core.pager`, `core.fsmonitor`, `diff.external`, `gpg.program`, `credential.helper`, filter and
+ * merge drivers ...); `--config-env` takes the value from a variable (code only known at run time).
+ */
 function innerOfGlobal(o: { name: string; value?: Word }): InnerCommand[] {
-  if (o.name !== '-c' || o.value?.kind !== 'static') return []
-  const m = /^alias\.[^=]+=!(.*)$/s.exec(o.value.value)
-  return m === null ? [] : [{ kind: 'shell', code: { kind: 'static', value: m[1]! }, via: 'git alias' }]
+  if (o.name === '--config-env')
+    return [
+      {
+        kind: 'shell',
+        code: { kind: 'dynamic', why: 'git --config-env value', prefix: '', split: false },
+        via: 'git --config-env',
+      },
+    ]
+  if (o.name !== '-c' || o.value === undefined) return []
+  if (o.value.kind !== 'static') return [{ kind: 'shell', code: o.value, via: 'git -c' }]
+  const m = /^[^=]*=!?(.*)$/s.exec(o.value.value)
+  return m === null || m[1]!.trim() === ''
+    ? []
+    : [{ kind: 'shell', code: { kind: 'static', value: m[1]! }, via: 'git -c' }]
 }
 
 // Subcommands that only read the repository (with the option checks below).
@@ -197,12 +213,25 @@ function dangerous(sub: string, rest: readonly Word[]): Judgement | undefined {
             long === 'output' && a.includes('=')
               ? [{ kind: 'static' as const, value: a.slice(a.indexOf('=') + 1) }]
               : []
-          return no(`git ${sub} --${long} ${why}`, { writes })
+          const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : ''
+          const runs: InnerCommand[] =
+            long === 'open-files-in-pager' || long === 'exec' || long.endsWith('-pack')
+              ? value === ''
+                ? []
+                : [{ kind: 'shell', code: { kind: 'static', value }, via: `git ${sub} --${long}` }]
+              : []
+          return no(`git ${sub} --${long} ${why}`, { writes, runs })
         }
       }
       continue
     }
-    if (sub === 'grep' && /^-[^-]*O/.test(a)) return no('git grep -O runs a pager')
+    if (sub === 'grep' && /^-[^-]*O/.test(a)) {
+      // `-OCMD` (attached, optional value) names the pager to run.
+      const cmd = a.slice(a.indexOf('O') + 1)
+      return no('git grep -O runs a pager', {
+        runs: cmd === '' ? [] : [{ kind: 'shell', code: { kind: 'static', value: cmd }, via: 'git grep -O' }],
+      })
+    }
     if (sub === 'archive' && /^-[^-]*o/.test(a)) return no('git archive -o writes a file')
     if (sub === 'tag' && /^-[^-]*v/.test(a)) return no('git tag -v runs gpg to verify signatures')
   }
@@ -234,7 +263,8 @@ function judgeSub(sub: string, rest: readonly Word[]): Judgement {
         `git ${sub} with ${describeWord(unknown)} where an option may stand could expand to a writing option`,
       )
   }
-  if (READING.has(sub)) return ok(`git ${sub} only reads the repository`)
+  if (READING.has(sub))
+    return ok(`git ${sub} only reads the repository`, { reads: gitContentReads(sub, rest) })
   switch (sub) {
     case 'branch':
       return listing(sub, BRANCH, rest)
@@ -535,3 +565,52 @@ function configFile(p: Extract<Parsed, { ok: true }>): Word | undefined {
 
 /** git subcommand grammars, for the tests that check them against `git <sub> -h`. */
 export const GIT_GRAMMARS: Readonly<Record<string, Grammar>> = { branch: BRANCH, tag: TAG, config: CONFIG }
+
+/**
+ * Files whose content a reading subcommand prints without naming them as a path (issue 12 §4):
+ * `REV:PATH` and `:N:PATH` object names (`git show HEAD:.env`, `git cat-file -p :.env`) read PATH
+ * as committed or staged; `git grep` reads every file below its pathspecs (the whole tree without
+ * one), tracked or, with `--no-index`/`--untracked`, not. Object paths are relative to the top of
+ * the repository (`./` relative to the current directory); both are checked from where the command
+ * runs.
+ */
+function gitContentReads(sub: string, rest: readonly Word[]): ContentRead[] {
+  const reads: ContentRead[] = []
+  let afterDashes = false
+  const pathspecs: Word[] = []
+  for (const w of rest) {
+    if (w.kind === 'static' && w.value === '--' && !afterDashes) {
+      afterDashes = true
+      continue
+    }
+    if (afterDashes) {
+      pathspecs.push(w)
+      continue
+    }
+    if (w.kind !== 'static' || w.value.startsWith('-')) continue
+    const path = objectPath(w.value)
+    if (path !== undefined) reads.push({ word: { kind: 'static', value: path === '' ? '.' : path } })
+  }
+  if (sub === 'grep') {
+    const recursive = { followLinks: false, skipHidden: false }
+    const roots = pathspecs.length > 0 ? pathspecs : [{ kind: 'static' as const, value: '.' }]
+    for (const w of roots) reads.push({ word: w, recursive })
+  }
+  return reads
+}
+
+/** The PATH of `REV:PATH`, `:PATH` or `:N:PATH` (not `:/message`), or undefined. */
+function objectPath(name: string): string | undefined {
+  const stage = /^:[0-3]:(.*)$/s.exec(name)
+  if (stage !== null) return stage[1]!
+  if (name.startsWith(':/')) return undefined
+  // The first `:` outside a reflog selector `@{...}` ends the revision.
+  let depth = 0
+  for (let i = 0; i < name.length; i++) {
+    const c = name[i]
+    if (c === '{') depth++
+    else if (c === '}') depth = Math.max(0, depth - 1)
+    else if (c === ':' && depth === 0) return name.slice(i + 1)
+  }
+  return undefined
+}

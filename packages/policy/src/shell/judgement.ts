@@ -73,7 +73,10 @@ export interface GrammarJudge {
 export function judgeByGrammar(program: string, j: GrammarJudge, args: readonly Word[]): Judgement {
   const first = judgeReading(program, j, parseOptions(j.grammar, args, j.grammar.permute))
   if (!first.readOnly || !j.grammar.permute) return first
-  return judgeReading(program, j, parseOptions(j.grammar, args, false))
+  // Either reading may be the program's (POSIXLY_CORRECT, or a program that does not permute):
+  // the writes of the stricter one, the reads of both (`rg KEY --hidden` reads hidden files).
+  const second = judgeReading(program, j, parseOptions(j.grammar, args, false))
+  return { ...second, reads: [...first.reads, ...second.reads] }
 }
 
 function judgeReading(program: string, j: GrammarJudge, p: Parsed): Judgement {
@@ -85,6 +88,7 @@ function judgeReading(program: string, j: GrammarJudge, p: Parsed): Judgement {
   }
   const reads: ContentRead[] = []
   const writes: Word[] = []
+  const runs: InnerCommand[] = []
   let problem: Judgement | undefined
   for (const o of p.options) {
     const e = o.spec.effect
@@ -104,6 +108,9 @@ function judgeReading(program: string, j: GrammarJudge, p: Parsed): Judgement {
         continue
       case 'runs':
         problem ??= no(`${program} ${o.name} ${e.why}`)
+        // The value names the program it runs (`sort --compress-program=CMD`, `rg --pre CMD`):
+        // analysed as shell code so that deny rules and the destructive check see it.
+        if (o.value !== undefined) runs.push({ kind: 'shell', code: o.value, via: `${program} ${o.name}` })
         continue
       case 'network':
         problem ??= no(`${program} ${o.name} ${e.why}`)
@@ -115,7 +122,8 @@ function judgeReading(program: string, j: GrammarJudge, p: Parsed): Judgement {
         assertNever(e)
     }
   }
-  if (problem !== undefined) return { ...problem, writes: [...problem.writes, ...writes], reads }
+  if (problem !== undefined)
+    return { ...problem, writes: [...problem.writes, ...writes], reads, runs: [...problem.runs, ...runs] }
   const checked = j.check?.(p, program)
   if (checked !== undefined)
     return reads.length === 0 ? checked : { ...checked, reads: [...reads, ...checked.reads] }

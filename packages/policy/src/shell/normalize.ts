@@ -23,6 +23,10 @@ export function normalizeCommand(words: readonly RuleWord[]): RuleWord[] {
   if (first === null) return [...words]
   const program = first.slice(first.lastIndexOf('/') + 1)
   const rest = words.slice(1)
+  // `git-push` (the dashed form git runs from its exec path, /usr/lib/git-core/git-push) is
+  // `git push`.
+  const dashed = /^git-([a-z][a-z0-9-]*)$/.exec(program)
+  if (dashed !== null) return normalizeCommand(['git', dashed[1]!, ...rest])
   if (program === 'git') {
     // Global options up to the subcommand; a word only known at run time stays (it may be either).
     const globals = gitGlobals(
@@ -31,7 +35,34 @@ export function normalizeCommand(words: readonly RuleWord[]): RuleWord[] {
       ),
     )
     const at = globals.problem !== undefined ? firstNonOption(rest) : globals.sub
-    return ['git', ...rest.slice(0, at).filter((w) => w === null), ...rest.slice(at)]
+    const kept = rest.slice(0, at).filter((w) => w === null)
+    const sub = rest[at]
+    if (globals.problem === undefined && typeof sub === 'string') {
+      // `git -c alias.p=push p` runs `git push`; `-c help.autocorrect=...` runs the command a
+      // misspelled subcommand resembles (any: null); `--config-env` sets either from a variable.
+      for (const o of globals.options) {
+        const v = o.value?.kind === 'static' ? o.value.value : undefined
+        if (o.name === '--config-env' || (o.name === '-c' && v === undefined))
+          return ['git', ...kept, null, ...rest.slice(at + 1)]
+        if (o.name !== '-c' || v === undefined) continue
+        const key = v.slice(0, v.includes('=') ? v.indexOf('=') : v.length).toLowerCase()
+        if (
+          key === `alias.${sub.toLowerCase()}` &&
+          v.includes('=') &&
+          !v.slice(v.indexOf('=') + 1).startsWith('!')
+        )
+          return normalizeCommand([
+            'git',
+            ...v
+              .slice(v.indexOf('=') + 1)
+              .trim()
+              .split(/\s+/),
+            ...rest.slice(at + 1),
+          ])
+        if (key === 'help.autocorrect') return ['git', ...kept, null, ...rest.slice(at + 1)]
+      }
+    }
+    return ['git', ...kept, ...rest.slice(at)]
   }
   if (program === 'npm') {
     const at = npmSubcommandIndex(rest.map((w) => w ?? undefined))

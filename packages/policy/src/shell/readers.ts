@@ -162,14 +162,19 @@ function grepReads(p: Extract<Parsed, { ok: true }>, kind: 'grep' | 'rg'): Judge
   } else {
     const names = new Set(p.options.map((o) => o.name))
     const unrestricted = p.options.filter((o) => o.name === '-u' || o.name === '--unrestricted').length
+    // Globs (`-g '*'`), file types (`-t sh` holds .bashrc) and ignore files given on the command
+    // line whitelist names, hidden ones too (checked with ripgrep 13): then hidden files are read.
+    const whitelists = RG_WHITELISTING.some((n) => names.has(n))
     recursive = {
       followLinks: names.has('-L') || names.has('--follow'),
-      skipHidden: !(names.has('-.') || names.has('--hidden') || unrestricted >= 2),
+      skipHidden: !(names.has('-.') || names.has('--hidden') || unrestricted >= 2 || whitelists),
     }
   }
   const operands = files.length === 0 && recursive !== undefined ? [lit('.')] : files
   return ok(`${kind} only reads`, { reads: reading(operands, recursive) })
 }
+
+const RG_WHITELISTING = ['-g', '--glob', '--iglob', '-t', '--type', '--type-add', '--ignore-file']
 
 // ripgrep 13 (`rg --help`) and the options ripgrep 14 added; no abbreviations (clap, lexopt).
 const RG_VALUES = 'ABCEgMmrtTj'

@@ -1,5 +1,6 @@
 import type { Analysis, CommandFacts, Cwd, PlacedWord } from './analysis.js'
 import type { Stdin } from './context.js'
+import { withEvaluatedCode } from './evaluated-code.js'
 import { judgeProgram } from './programs.js'
 import type { Judgement, SimpleCommandInfo, Word } from './types.js'
 import { describeWord } from './words.js'
@@ -14,6 +15,11 @@ import { describeWord } from './words.js'
 export interface Problem {
   readonly reason: string
   readonly unsure: boolean
+}
+
+/** A construct in a command's words that can run code the walk does not see (words.ts `runsCode`). */
+export interface CodeProblem {
+  readonly reason: string
 }
 
 /** Analyses shell code a command runs (set by classify.ts; avoids an import cycle). */
@@ -90,6 +96,10 @@ export interface SimpleCommandIR {
   readonly assignments: readonly Word[]
   /** The first problem the front-end found in the words or env prefixes, if any. */
   readonly problem?: Problem
+  /** The first construct in the words that can run code the walk does not see, if any. */
+  readonly runsCode?: CodeProblem
+  /** Values of environment prefixes that can name a program the command runs (`PAGER=x`). */
+  readonly programAssignments?: readonly Word[]
   /** Redirects: the command's own, then those of an enclosing redirected statement. */
   readonly redirects: readonly RedirectIR[]
   readonly stdin: Stdin
@@ -134,6 +144,8 @@ function fail(info: RedirectVerdict, reason: string, unsure: boolean): void {
 function judgeFileRedirect(op: string, t: Word, text: string, info: RedirectVerdict): void {
   switch (op) {
     case '<':
+      // Always a read for the protected-path check, whatever else it may be.
+      if (!(t.kind === 'static' && NETWORK_PATH.test(t.value))) info.reads.push(t)
       if (t.kind === 'static' && NETWORK_PATH.test(t.value))
         fail(info, `input redirect from ${t.value} opens a network connection`, false)
       else if (mayBeNetworkPath(t))
@@ -142,7 +154,6 @@ function judgeFileRedirect(op: string, t: Word, text: string, info: RedirectVerd
           `input redirect from a path only known at run time (${describeWord(t)}) may be /dev/tcp or /dev/udp`,
           true,
         )
-      else info.reads.push(t)
       return
     case '<&-':
     case '>&-':
@@ -197,7 +208,21 @@ function writeTarget(t: Word, info: RedirectVerdict): void {
 export function recordSimpleCommand(ir: SimpleCommandIR, st: WalkState): void {
   const { words, problem } = ir
   const red = judgeRedirects(ir.redirects)
-  const judgement: Judgement = judgeProgram(words, { depth: 0, stdin: ir.stdin })
+  const judged = withEvaluatedCode(judgeProgram(words, { depth: 0, stdin: ir.stdin }), words, ir.runsCode)
+  const judgement: Judgement =
+    ir.programAssignments === undefined
+      ? judged
+      : {
+          ...judged,
+          runs: [
+            ...judged.runs,
+            ...ir.programAssignments.map((code) => ({
+              kind: 'shell' as const,
+              code,
+              via: 'an environment prefix',
+            })),
+          ],
+        }
   const statics = (ws: readonly Word[]) => ws.flatMap((w) => (w.kind === 'static' ? [w.value] : []))
   const writes = judgement.readOnly
     ? statics(red.writes)

@@ -4,6 +4,7 @@ import type { Stdin } from './context.js'
 import { isSafeEnvAssignment } from './env.js'
 import { readHeredoc } from './heredoc.js'
 import {
+  type CodeProblem,
   clip,
   judgeRedirects,
   type Problem,
@@ -483,6 +484,7 @@ function collectHeredoc(r: Node, st: WalkState, sink: WordSink, out: Collected):
     sink.problem(
       'a here-document inside a command substitution is not analysed (bash and the parser may read it differently)',
       true,
+      true,
     )
     return
   }
@@ -541,13 +543,14 @@ function collectHeredoc(r: Node, st: WalkState, sink: WordSink, out: Collected):
     end: end === undefined ? undefined : { start: end.startIndex, text: textOf(end) },
   })
   if (!reading.ok) {
-    sink.problem(reading.reason, true)
+    // A body not read as bash reads it may hold substitutions the outer shell runs.
+    sink.problem(reading.reason, true, true)
     return
   }
   out.stdin = { kind: 'text', text: reading.body }
 }
 
-function wordSink(st: WalkState, problem: (reason: string, unsure: boolean) => void): WordSink {
+function wordSink(st: WalkState, problem: WordSink['problem']): WordSink {
   return {
     substitution(node) {
       // Classify the commands a substitution runs as part of the whole command (in a subshell).
@@ -567,17 +570,21 @@ function wordSink(st: WalkState, problem: (reason: string, unsure: boolean) => v
 
 function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState, ctx: Ctx): void {
   let problem: Problem | undefined
-  const sink = wordSink(st, (reason, unsure) => {
+  let runsCode: CodeProblem | undefined
+  const sink = wordSink(st, (reason, unsure, code) => {
     problem ??= { reason, unsure }
+    if (code === true) runsCode ??= { reason }
   })
   const tokens: string[] = []
   const words: Word[] = []
   const assignments: Word[] = []
+  const programAssignments: Word[] = []
   const own: Node[] = []
   const argumentIds = childIdsForField(node, 'argument')
   const collected: Collected = { redirects: [], extra: [], stdin: undefined, rest: [] }
-  const redirectSink = wordSink(st, (reason, unsure) => {
+  const redirectSink = wordSink(st, (reason, unsure, code) => {
     collected.redirects.push({ kind: 'problem', reason, unsure })
+    if (code === true) runsCode ??= { reason }
   })
   const children = childrenOf(node)
   for (let i = 0; i < children.length; i++) {
@@ -604,6 +611,9 @@ function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState,
             `environment prefix '${clip(textOf(c))}' can change what the command runs or loads`,
             false,
           )
+          // Its value may be a program the command runs (`PAGER=`, `GIT_SSH_COMMAND=`,
+          // `GIT_CONFIG_VALUE_0=`, `BASH_ENV=`): analysed as shell code, like `git -c` values.
+          programAssignments.push(value)
         }
         continue
       }
@@ -652,6 +662,8 @@ function walkCommand(node: Node, outerRedirects: readonly Node[], st: WalkState,
       words,
       assignments,
       ...(problem !== undefined ? { problem } : {}),
+      ...(runsCode !== undefined ? { runsCode } : {}),
+      ...(programAssignments.length > 0 ? { programAssignments } : {}),
       redirects: collected.redirects,
       stdin: collected.stdin ?? ctx.stdin,
     },
@@ -715,28 +727,50 @@ function moveTo(cwd: Cwd, target: string): Cwd {
   return { dirs: [...new Set([...cwd.dirs, ...next])], unknown: cwd.unknown }
 }
 
+const ARITHMETIC_TEST_OPS: ReadonlySet<string> = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge'])
+const TEST_SYNTAX: ReadonlySet<string> = new Set(['[', ']', '[[', ']]', '!', '(', ')', '&&', '||'])
+
 /** `[ ... ]` and `[[ ... ]]`: read-only only when fully static (see programs.ts `judgeTest`). */
 function walkTest(node: Node, st: WalkState): void {
   const words: string[] = []
   let problem: string | undefined
-  const quiet: WordSink = { substitution: () => {}, problem: () => {} }
+  let runsCode = false
+  let dynamicOperand = false
+  // Substitutions in operands run (`[[ -n $(rm x) ]]`): walk them like any other word's.
+  const sink = wordSink(st, (_reason, _unsure, code) => {
+    if (code === true) runsCode = true
+  })
   const visit = (n: Node): void => {
-    if (problem !== undefined) return
     const kind = kindOf(n)
     switch (kind.type) {
       case 'word':
       case 'number':
       case 'raw_string':
       case 'string':
-      case 'concatenation': {
-        const w = resolveWord(n, quiet)
-        if (w.kind !== 'static')
-          problem = `test expression with a dynamic operand (${describeWord(w)}) is not analysed`
-        else words.push(w.value)
+      case 'concatenation':
+      case 'simple_expansion':
+      case 'expansion':
+      case 'command_substitution':
+      case 'process_substitution':
+      case 'arithmetic_expansion':
+      case 'ansi_c_string':
+      case 'translated_string': {
+        const w = resolveWord(n, sink)
+        if (w.kind !== 'static') {
+          dynamicOperand = true
+          problem ??= `test expression with a dynamic operand (${describeWord(w)}) is not analysed`
+          words.push('$dynamic')
+        } else words.push(w.value)
         return
       }
       case 'test_operator':
       case 'regex':
+      case 'extglob_pattern':
+        // A pattern is a leaf in the tree; an expansion inside it would be unseen.
+        if (kind.type !== 'test_operator' && /[$`]/.test(textOf(n))) {
+          problem ??= `test pattern with an expansion (${clip(textOf(n))}) is not analysed`
+          runsCode = true
+        }
         words.push(textOf(n))
         return
       case 'unary_expression':
@@ -749,14 +783,32 @@ function walkTest(node: Node, st: WalkState): void {
           words.push(kind.type)
           return
         }
-        problem = `test expression part '${kind.type}' is not analysed`
+        // A part not understood may hold a substitution the walk did not see.
+        problem ??= `test expression part '${kind.type}' is not analysed`
+        runsCode = true
     }
   }
   const children = childrenOf(node)
   for (const c of children) visit(c)
+  // `[[ -v 'a[$(rm x)]' ]]` and `[[ x -eq 'a[$(rm x)]' ]]` evaluate a subscript: code only known at
+  // run time unless every arithmetic operand is a plain integer and no name is tested.
+  const isDouble = kindOf(children[0] ?? node).type === '[['
+  if (words.includes('-v') || words.includes('-R')) runsCode = true
+  if (isDouble && words.some((w) => ARITHMETIC_TEST_OPS.has(w))) {
+    const operands = words.filter((w) => !w.startsWith('-') && !TEST_SYNTAX.has(w))
+    if (dynamicOperand || !operands.every((w) => /^\d+$/.test(w))) runsCode = true
+  }
   const verdict: Judgement =
-    problem !== undefined
-      ? { readOnly: false, reason: problem, unsure: true, writes: [], reads: [], runs: [] }
+    problem !== undefined || runsCode
+      ? {
+          readOnly: false,
+          reason: problem ?? 'test expression that evaluates a name or arithmetic is not analysed',
+          unsure: true,
+          writes: [],
+          reads: [],
+          runs: [],
+          ...(runsCode ? { code: 'dynamic' as const } : {}),
+        }
       : judgeTest(
           words
             .filter((w) => w !== '[' && w !== ']' && w !== '[[' && w !== ']]')

@@ -13,8 +13,13 @@ import type { DynamicWord, Word } from './types.js'
 export interface WordSink {
   /** A command or process substitution inside a word: classify the commands it runs. */
   substitution(node: Node): void
-  /** A construct that makes the whole command not read-only. */
-  problem(reason: string, unsure: boolean): void
+  /**
+   * A construct that makes the whole command not read-only. `runsCode`: bash may run commands
+   * the walk does not see there (an arithmetic subscript `$((a[$(rm x)]))`, a `${...}` operand),
+   * so the command is judged as running code only known at run time (destructive, seen by every
+   * deny rule).
+   */
+  problem(reason: string, unsure: boolean, runsCode?: boolean): void
   /** The values a variable is known to take (a `for` loop variable), if any. */
   variable?(name: string): readonly Word[] | undefined
 }
@@ -173,7 +178,13 @@ function resolveExpansion(node: Node, type: string, sink: WordSink, quoted: bool
       return dyn('process substitution', '', false)
     case 'arithmetic_expansion':
       // Arithmetic evaluates array subscripts of variable values, which can run commands.
-      sink.problem('arithmetic expansion $((...)) is not analysed (it can assign and run code)', true)
+      // Only digits and operators: nothing to evaluate but numbers. A name's value is evaluated as
+      // an expression in turn (`x='a[$(rm f)]'; echo $((x))`), so any name may run code.
+      sink.problem(
+        'arithmetic expansion $((...)) is not analysed (it can assign and run code)',
+        true,
+        !/^\$\(\([0-9\s+\-*/%()<>=!&|^~?:,]*\)\)$/.test(textOf(node)),
+      )
       return dyn('arithmetic expansion', '', !quoted)
     case 'ansi_c_string': {
       const decoded = decodeAnsiC(textOf(node).slice(2, -1))
@@ -186,7 +197,7 @@ function resolveExpansion(node: Node, type: string, sink: WordSink, quoted: bool
     case 'brace_expression':
       return dyn('brace expansion', '', true)
     default:
-      sink.problem(`unsupported word syntax '${type}'`, true)
+      sink.problem(`unsupported word syntax '${type}'`, true, true)
       return dyn(type, '', true)
   }
 }
@@ -211,12 +222,17 @@ function checkExpansion(node: Node, sink: WordSink): string | undefined {
     plain = false
     if (!kind.named) {
       if (READING_EXPANSION_OPERATORS.has(t)) continue
-      sink.problem(`parameter expansion with operator '${t}' can assign or run code: ${textOf(node)}`, true)
+      sink.problem(
+        `parameter expansion with operator '${t}' can assign or run code: ${textOf(node)}`,
+        true,
+        true,
+      )
       return undefined
     }
     if ((t === 'word' || t === 'number') && /^[A-Za-z0-9_.,:/@%+=~ -]*$/.test(textOf(child))) continue
     sink.problem(
       `parameter expansion with an operand that is not plain text is not analysed: ${textOf(node)}`,
+      true,
       true,
     )
     return undefined

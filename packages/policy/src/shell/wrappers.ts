@@ -397,6 +397,27 @@ export function judgeWrapper(
   ctx: JudgeContext,
   inner: InnerJudge,
 ): Judgement | undefined {
+  const j = judgeWrapperOptions(program, args, ctx, inner)
+  // A wrapper whose command was not made out (`env {x,}`, `xargs $OPTS`) runs a command only known
+  // at run time: deny rules and the destructive check see an unknown command.
+  if (j !== undefined && !j.readOnly && j.unsure === true && j.runs.length === 0 && j.code === undefined)
+    return { ...j, runs: [{ kind: 'argv', words: [UNKNOWN_COMMAND] }] }
+  return j
+}
+
+const UNKNOWN_COMMAND: Word = {
+  kind: 'dynamic',
+  why: 'a command the wrapper runs, not made out',
+  prefix: '',
+  split: true,
+}
+
+function judgeWrapperOptions(
+  program: string,
+  args: readonly Word[],
+  ctx: JudgeContext,
+  inner: InnerJudge,
+): Judgement | undefined {
   switch (program) {
     case 'env':
       return judgeEnv(args, ctx, inner)
@@ -443,7 +464,18 @@ export function judgeWrapper(
     )
   const written = own.writes.length > 0 ? `writes ${describeWord(own.writes[0]!)}` : undefined
   // su and script take no command operand: their command is the -c option.
-  const command = spec.noCommand?.includes('*') === true ? [] : p.operands.slice(spec.before)
+  let command = spec.noCommand?.includes('*') === true ? [] : p.operands.slice(spec.before)
+  // `flock FILE -c CMD` (util-linux reads -c/--command after the file too): shell code.
+  const after = command[0]
+  if (
+    spec.shellOption !== undefined &&
+    after?.kind === 'static' &&
+    (after.value === `-${spec.shellOption}` || after.value === '--command')
+  ) {
+    const code = command[1]
+    if (code !== undefined) own.runs.push({ kind: 'shell', code, via: `${program} ${after.value}` })
+    command = []
+  }
   if (command.length === 0) {
     if (own.runs.length > 0) return no(`${program} runs shell code`, own)
     if (spec.readOnly === true && written === undefined) return ok(`${program} without a command only prints`)
