@@ -1,6 +1,19 @@
 import type { JsonValue } from '@toolgate/core'
 import type { AbandonedSubCall, DispatchOutcome, SandboxDispatch, SettleSubCall } from './sandbox-options.js'
 
+/**
+ * The most sub-calls one run may have dispatched and unanswered, and the most characters of their
+ * arguments. The VM's memory limit bounds what a program holds, not what it hands over: each call
+ * it makes without awaiting crosses to the host and waits there (in the dispatcher's queue, behind
+ * `maxParallel`), so a program firing 1 MB arguments in a loop grew the host by 440 MB in 8 s.
+ * Past either bound a call is answered at once with a rejection and never dispatched.
+ */
+export const MAX_PENDING_SUB_CALLS = 1_000
+export const MAX_PENDING_ARGS_CHARS = 16 * 1024 * 1024
+
+const tooManyPending = (name: string) =>
+  `This ${name} call was not started: ${MAX_PENDING_SUB_CALLS.toLocaleString('en-US')} tool calls (or ${MAX_PENDING_ARGS_CHARS.toLocaleString('en-US')} characters of arguments) are already waiting for an answer, the most one program may have pending. Await earlier calls before making more (for example in batches of 50 with Promise.all).`
+
 /** What the bridge needs from its run. */
 export interface SubCallRun {
   /** the tools the program sees, by the index its frames carry */
@@ -34,8 +47,9 @@ export interface SubCallBridge {
  */
 export function subCallBridge(run: SubCallRun): SubCallBridge {
   let count = 0
-  /** sub-calls dispatched and not yet answered: subIndex -> tool name */
-  const pending = new Map<number, string>()
+  /** sub-calls dispatched and not yet answered: subIndex -> tool name and argument characters */
+  const pending = new Map<number, { readonly name: string; readonly chars: number }>()
+  let pendingChars = 0
   const toolSet = new Set(run.tools)
   let codes: number[] = []
   let texts: string[] = []
@@ -46,9 +60,11 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
     texts = []
   }
   const settle: SettleSubCall = (subIndex, outcome) => {
-    const name = pending.get(subIndex)
-    if (run.ended() || name === undefined) return
+    const entry = pending.get(subIndex)
+    if (run.ended() || entry === undefined) return
     pending.delete(subIndex)
+    pendingChars -= entry.chars
+    const { name } = entry
     const text = outcome.ok ? jsonText(outcome.value) : undefined
     if (codes.length === 0) queueMicrotask(flush)
     if (text !== undefined) {
@@ -71,10 +87,17 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
       const argsJson = frames.slice(nl + 1, close)
       at = close + 1
       const subIndex = count++
-      pending.set(subIndex, String(name))
+      const full =
+        pending.size >= MAX_PENDING_SUB_CALLS || pendingChars + argsJson.length > MAX_PENDING_ARGS_CHARS
+      pending.set(subIndex, { name: String(name), chars: argsJson.length })
+      pendingChars += argsJson.length
       if (name === undefined || !toolSet.has(name)) {
         // unreachable: the prelude only frames listed tools; answered without dispatching
         settle(subIndex, { ok: false, message: `Tool '${String(name)}' is not available.` })
+        continue
+      }
+      if (full) {
+        settle(subIndex, { ok: false, message: tooManyPending(name) })
         continue
       }
       let answer: ReturnType<SandboxDispatch>
@@ -95,8 +118,11 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
   return {
     dispatchFrames,
     count: () => count,
-    abandoned: () => [...pending].map(([subIndex, name]) => ({ subIndex, name })),
-    close: () => pending.clear(),
+    abandoned: () => [...pending].map(([subIndex, { name }]) => ({ subIndex, name })),
+    close: () => {
+      pending.clear()
+      pendingChars = 0
+    },
   }
 }
 

@@ -257,9 +257,17 @@ export function vmWorkerMain(env: WorkerEnv): void {
                   : { kind: 'invalid', message: text }
         }),
       )
-      /** The result counts against the output limit too: a string by its own size, else its JSON. */
+      /**
+       * The result counts against the output limit too, as the model reads it (render.ts): a string
+       * by its own size, else its JSON pretty-printed with two spaces per level (indentation
+       * multiplied a nested 8 KB result to 260 KB). Measured here, on this thread, not the host's.
+       */
       const resultOutcome = (json: string): VmOutcome => {
-        const size = Buffer.byteLength(json.startsWith('"') ? (JSON.parse(json) as string) : json, 'utf8')
+        const value: unknown = JSON.parse(json)
+        const size = Buffer.byteLength(
+          typeof value === 'string' ? value : JSON.stringify(value, null, 2),
+          'utf8',
+        )
         return outputBytes + size > request.maxOutputBytes
           ? { kind: 'output-limit' }
           : { kind: 'value', json }
