@@ -14,6 +14,7 @@ import { openExisting } from '../fs/open-file.js'
 import { count, plural } from '../util/format.js'
 import { displayPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
+import { SEARCH_TIMEOUT_MS } from './grep.js'
 
 export const READ_MAX_LINES = 2000
 export const READ_MAX_LINE_CHARS = 2000
@@ -71,6 +72,8 @@ export function readTool(env: ToolsEnv) {
     parameters: readParameters,
     output: { schema: readValueSchema, render: renderRead },
     isConcurrencySafe: () => true,
+    // a file of any size is one bash call away (`truncate -s 1T`): reading it has a deadline
+    timeoutMs: SEARCH_TIMEOUT_MS,
     async execute(args, exec): Promise<ReadValue> {
       const abs = resolvePath(env.root, args.path)
       const shown = displayPath(env.root, abs)
@@ -110,7 +113,16 @@ export function readTool(env: ToolsEnv) {
           )
         }
         const start = args.offset ?? 1
-        const window = await readLineWindow(handle, start, args.limit ?? READ_MAX_LINES, READ_MAX_LINE_CHARS)
+        const window = await readLineWindow(
+          handle,
+          start,
+          args.limit ?? READ_MAX_LINES,
+          READ_MAX_LINE_CHARS,
+          {
+            bytes: stat.size,
+            signal: exec.signal,
+          },
+        )
         observe({ mtimeMs: stat.mtimeMs, size: stat.size, sha256: window.sha256 })
         if (window.totalLines > 0 && start > window.totalLines) {
           throw new ToolError(
