@@ -24,11 +24,15 @@ describe('redirects are refused, never followed', () => {
     ['openai-responses', 308],
   ] as const)('%s: HTTP %d to another origin sends nothing there', async (provider: Provider, status) => {
     const elsewhere = await loopback([
-      (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
+      },
     ])
     servers.push(elsewhere)
     const origin = await loopback([
-      (_req, res) => res.writeHead(status, { location: `${elsewhere.origin}/steal` }).end(),
+      (_req, res) => {
+        res.writeHead(status, { location: `${elsewhere.origin}/steal` }).end()
+      },
     ])
     servers.push(origin)
     const client = createModelClient({
