@@ -25,11 +25,19 @@ export function runSandboxed(options: SandboxOptions): Promise<SandboxResult> {
   return runInPool(options, sharedVmPool())
 }
 
+/** Node's timers hold at most 2^31 - 1 ms; past it (or Infinity) a timer fired after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/** A deadline a timer can keep: longer ones are the longest it can, NaN and negatives are 0. */
+function timerMs(ms: number): number {
+  return ms > MAX_TIMER_MS ? MAX_TIMER_MS : ms >= 0 ? ms : 0
+}
+
 /** `runSandboxed` on a given pool (the plugin and the tests pass theirs). */
 export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<SandboxResult> {
   const started = performance.now()
   const limits: Limits = {
-    timeoutMs: options.timeoutMs ?? SANDBOX_DEFAULTS.timeoutMs,
+    timeoutMs: timerMs(options.timeoutMs ?? SANDBOX_DEFAULTS.timeoutMs),
     memoryBytes: options.memoryBytes ?? SANDBOX_DEFAULTS.memoryBytes,
     maxOutputBytes: options.maxOutputBytes ?? SANDBOX_DEFAULTS.maxOutputBytes,
   }
@@ -81,7 +89,7 @@ export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<
   options.signal?.addEventListener('abort', onAbort, { once: true })
   const timer = setTimeout(
     () => end(failed('timeout', lease ? messages.timeout(limits) : messages.notStarted(limits))),
-    Math.max(0, limits.timeoutMs),
+    limits.timeoutMs,
   )
 
   const onMessage = (message: WorkerMessage): void => {

@@ -153,3 +153,15 @@ return rejected`,
     )
   })
 })
+
+describe('a deadline past what a timer holds', () => {
+  // setTimeout fires after 1 ms for anything over 2^31 - 1 (with a warning on the host's stderr):
+  // a timeout of 3e9 or Infinity ended every run at once, "ran longer than 3000000000 ms".
+  it.each([3e9, Number.POSITIVE_INFINITY, 2 ** 31])(
+    'timeoutMs %d runs the program to its end',
+    async (timeoutMs) => {
+      const r = await run('let s = 0\nfor (let i = 0; i < 1000; i++) s += i\nreturn s', { timeoutMs })
+      expect(r).toMatchObject({ ok: true, result: 499500 })
+    },
+  )
+})
