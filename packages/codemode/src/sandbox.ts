@@ -49,6 +49,7 @@ export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<
   const subCalls = subCallBridge({
     tools: options.tools,
     dispatch: options.dispatch,
+    maxSubCalls: options.maxSubCalls ?? SANDBOX_DEFAULTS.maxSubCalls,
     signal: runEnded.signal,
     ended: () => ended,
     send: (codes, texts) => lease?.send({ type: 'settle', runId, codes, texts }),

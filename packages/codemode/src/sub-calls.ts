@@ -14,11 +14,16 @@ export const MAX_PENDING_ARGS_CHARS = 16 * 1024 * 1024
 const tooManyPending = (name: string) =>
   `This ${name} call was not started: ${MAX_PENDING_SUB_CALLS.toLocaleString('en-US')} tool calls (or ${MAX_PENDING_ARGS_CHARS.toLocaleString('en-US')} characters of arguments) are already waiting for an answer, the most one program may have pending. Await earlier calls before making more (for example in batches of 50 with Promise.all).`
 
+const tooMany = (name: string, max: number) =>
+  `This ${name} call was not started: the program already made ${max.toLocaleString('en-US')} tool calls, the most one run may make. Split the work across several run_code calls (each can continue where the last one stopped).`
+
 /** What the bridge needs from its run. */
 export interface SubCallRun {
   /** the tools the program sees, by the index its frames carry */
   readonly tools: readonly string[]
   readonly dispatch: SandboxDispatch
+  /** the most sub-calls the run may dispatch (`SandboxOptions.maxSubCalls`) */
+  readonly maxSubCalls: number
   /** aborts when the run ends for any reason: in-flight sub-calls can be cancelled */
   readonly signal: AbortSignal
   /** whether the run has ended: afterwards nothing is dispatched or settled */
@@ -47,6 +52,8 @@ export interface SubCallBridge {
  */
 export function subCallBridge(run: SubCallRun): SubCallBridge {
   let count = 0
+  /** sub-calls handed to `dispatch` */
+  let dispatched = 0
   /** sub-calls dispatched and not yet answered: subIndex -> tool name and argument characters */
   const pending = new Map<number, { readonly name: string; readonly chars: number }>()
   let pendingChars = 0
@@ -100,6 +107,11 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
         settle(subIndex, { ok: false, message: tooManyPending(name) })
         continue
       }
+      if (dispatched >= run.maxSubCalls) {
+        settle(subIndex, { ok: false, message: tooMany(name, run.maxSubCalls) })
+        continue
+      }
+      dispatched++
       let answer: ReturnType<SandboxDispatch>
       try {
         answer = run.dispatch(name, argsJson, subIndex, run.signal, settle)

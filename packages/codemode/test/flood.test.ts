@@ -6,6 +6,7 @@ import {
   MESSAGE_MAX_CHARS,
   renderRunCodeOutput,
   runSandboxed,
+  SANDBOX_DEFAULTS,
 } from '../src/index.js'
 import { run } from './helpers.js'
 
@@ -151,6 +152,51 @@ return rejected`,
     expect(renderRunCodeOutput(r)).toBe(
       `1\nNote: 500 tool call(s) were still pending when the program ended and were cancelled: ${names} and 480 more. Await every tools.* call.`,
     )
+  })
+})
+
+describe('a run dispatches at most maxSubCalls sub-calls', () => {
+  // Each sub-call is a full pipeline call with its session events: an endless fan-out of trivial
+  // calls logged 330,000 events (53 MB) in 5 s through codeMode(), for up to 10 minutes a run.
+  it(`by default ${SANDBOX_DEFAULTS.maxSubCalls}; the next ones reject with what to do`, async () => {
+    let dispatched = 0
+    const r = await runSandboxed({
+      code: `let ok = 0, last = ''
+for (let i = 0; i < ${SANDBOX_DEFAULTS.maxSubCalls + 100} / 50; i++) {
+  const rs = await Promise.all(Array.from({ length: 50 }, () => tools.echo({}).then(() => 1, (e) => { last = e.message; return 0 })))
+  ok += rs.reduce((a, b) => a + b, 0)
+}
+return [ok, last]`,
+      tools: ['echo'],
+      timeoutMs: 60_000,
+      dispatch: () => {
+        dispatched++
+        return Promise.resolve({ ok: true, value: null })
+      },
+    })
+    expect(dispatched).toBe(SANDBOX_DEFAULTS.maxSubCalls)
+    expect(r).toMatchObject({
+      ok: true,
+      result: [
+        SANDBOX_DEFAULTS.maxSubCalls,
+        'This echo call was not started: the program already made 10,000 tool calls, the most one run may make. Split the work across several run_code calls (each can continue where the last one stopped).',
+      ],
+    })
+  })
+
+  it('maxSubCalls is an option', async () => {
+    let dispatched = 0
+    const r = await runSandboxed({
+      code: 'const rs = []\nfor (let i = 0; i < 5; i++) rs.push(await tools.echo({}).then(() => "ok", () => "refused"))\nreturn rs',
+      tools: ['echo'],
+      maxSubCalls: 3,
+      dispatch: () => {
+        dispatched++
+        return Promise.resolve({ ok: true, value: null })
+      },
+    })
+    expect(dispatched).toBe(3)
+    expect(r).toMatchObject({ ok: true, result: ['ok', 'ok', 'ok', 'refused', 'refused'] })
   })
 })
 
