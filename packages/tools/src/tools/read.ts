@@ -12,7 +12,7 @@ import { readLineWindow } from '../fs/line-window.js'
 import { type FileStamp, sha256, statFields } from '../fs/observations.js'
 import { openExisting } from '../fs/open-file.js'
 import { count, plural } from '../util/format.js'
-import { displayPath, resolvePath } from '../util/paths.js'
+import { displayPath, modelPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
 import { SEARCH_TIMEOUT_MS } from './grep.js'
 
@@ -171,16 +171,19 @@ export function readTool(env: ToolsEnv) {
 export function renderRead(args: ReadArgs, value: ReadValue): readonly ContentBlock[] {
   if (value.kind === 'image') {
     return [
-      { type: 'text', text: `${value.path} (${value.mediaType}, ${count(value.bytes)} bytes):` },
+      { type: 'text', text: `${modelPath(value.path)} (${value.mediaType}, ${count(value.bytes)} bytes):` },
       { type: 'image', mediaType: value.mediaType, data: value.data },
     ]
   }
-  if (value.totalLines === 0) return [{ type: 'text', text: `(empty file: ${value.path} has 0 lines)` }]
+  if (value.totalLines === 0)
+    return [{ type: 'text', text: `(empty file: ${modelPath(value.path)} has 0 lines)` }]
   const first = value.startLine
   const last = first + value.lines.length - 1
   const cut = new Map(value.truncated.map((t) => [t.line, t.chars]))
   const width = Math.max(6, String(last).length)
-  const out: string[] = [`${value.path}: lines ${count(first)}-${count(last)} of ${count(value.totalLines)}`]
+  const out: string[] = [
+    `${modelPath(value.path)}: lines ${count(first)}-${count(last)} of ${count(value.totalLines)}`,
+  ]
   value.lines.forEach((line, i) => {
     const n = first + i
     const chars = cut.get(n)
