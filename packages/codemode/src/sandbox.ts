@@ -2,7 +2,7 @@ import { endOf, failed, type Limits, messages, type RunEnd } from './outcome.js'
 import type { SandboxOptions, SandboxResult } from './sandbox-options.js'
 import { SANDBOX_DEFAULTS } from './sandbox-options.js'
 import { formatStripIssues, stripTypes } from './strip.js'
-import { errorText, subCallBridge } from './sub-calls.js'
+import { errorText, subCallBridge, subCallLimits } from './sub-calls.js'
 import { sharedVmPool, type VmLease, type VmPool } from './vm-pool.js'
 import { journalBytes, type RunDone, readJournal, type WorkerMessage } from './vm-protocol.js'
 
@@ -113,6 +113,7 @@ export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<
         maxStackBytes: options.maxStackBytes ?? SANDBOX_DEFAULTS.maxStackBytes,
         maxOutputBytes: limits.maxOutputBytes,
         maxArgsChars: options.maxArgsChars ?? SANDBOX_DEFAULTS.maxArgsChars,
+        subCallLimits: subCallLimits(options.maxSubCalls ?? SANDBOX_DEFAULTS.maxSubCalls),
         journal,
       })
     },

@@ -12,12 +12,27 @@ export const MAX_PENDING_SUB_CALLS = 1_000
 export const MAX_PENDING_ARGS_CHARS = 16 * 1024 * 1024
 
 // Formatted once: a program can make 200,000 calls in one turn, and toLocaleString costs ~20 µs.
-const PENDING_LIMITS = `${MAX_PENDING_SUB_CALLS.toLocaleString('en-US')} tool calls (or ${MAX_PENDING_ARGS_CHARS.toLocaleString('en-US')} characters of arguments)`
-const tooManyPending = (name: string) =>
-  `This ${name} call was not started: ${PENDING_LIMITS} are already waiting for an answer, the most one program may have pending. Await earlier calls before making more (for example in batches of 50 with Promise.all).`
+const PENDING_TEXT = `${MAX_PENDING_SUB_CALLS.toLocaleString('en-US')} tool calls (or ${MAX_PENDING_ARGS_CHARS.toLocaleString('en-US')} characters of arguments) are already waiting for an answer, the most one program may have pending. Await earlier calls before making more (for example in batches of 50 with Promise.all).`
+const callsText = (max: number) =>
+  `the program already made ${max.toLocaleString('en-US')} tool calls, the most one run may make. Split the work across several run_code calls (each can continue where the last one stopped).`
+/** A sub-call refused before it was dispatched: `This <tool> call was not started: <why>`. */
+const notStarted = (name: string, why: string) => `This ${name} call was not started: ${why}`
 
-const tooMany = (name: string, max: string) =>
-  `This ${name} call was not started: the program already made ${max} tool calls, the most one run may make. Split the work across several run_code calls (each can continue where the last one stopped).`
+/**
+ * The limits as the prelude enforces them inside the VM (vm-protocol.ts `subCallLimits`), so
+ * that a refused call never crosses: 100,000 refusals a turn, each settled from the host, held
+ * the host's event loop 1.2 s (a structured clone of their texts). The bridge below checks the
+ * same limits again on the host, which must not trust the VM to bound its memory.
+ */
+export function subCallLimits(maxSubCalls: number): string {
+  return JSON.stringify({
+    maxPending: MAX_PENDING_SUB_CALLS,
+    maxPendingChars: MAX_PENDING_ARGS_CHARS,
+    maxCalls: maxSubCalls,
+    pendingText: PENDING_TEXT,
+    callsText: callsText(maxSubCalls),
+  })
+}
 
 /** What the bridge needs from its run. */
 export interface SubCallRun {
@@ -56,7 +71,7 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
   let count = 0
   /** sub-calls handed to `dispatch` */
   let dispatched = 0
-  const maxText = run.maxSubCalls.toLocaleString('en-US')
+  const tooMany = callsText(run.maxSubCalls)
   /** sub-calls dispatched and not yet answered: subIndex -> tool name and argument characters */
   const pending = new Map<number, { readonly name: string; readonly chars: number }>()
   let pendingChars = 0
@@ -107,11 +122,11 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
         continue
       }
       if (full) {
-        settle(subIndex, { ok: false, message: tooManyPending(name) })
+        settle(subIndex, { ok: false, message: notStarted(name, PENDING_TEXT) })
         continue
       }
       if (dispatched >= run.maxSubCalls) {
-        settle(subIndex, { ok: false, message: tooMany(name, maxText) })
+        settle(subIndex, { ok: false, message: notStarted(name, tooMany) })
         continue
       }
       dispatched++

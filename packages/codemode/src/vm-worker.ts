@@ -103,6 +103,8 @@ export function vmWorkerMain(env: WorkerEnv): void {
           maxStackBytes: 32 * 1024,
           maxOutputBytes: warmupOutput,
           maxArgsChars: warmupOutput,
+          subCallLimits:
+            '{"maxPending":100,"maxPendingChars":4096,"maxCalls":100,"pendingText":"","callsText":""}',
           journal: new SharedArrayBuffer(config.journal.headerBytes + warmupOutput),
         },
         prepareSpare(qjs),
@@ -276,8 +278,11 @@ export function vmWorkerMain(env: WorkerEnv): void {
       // ---- the prelude, then the program ----
       const names = keep(ctx.newString(JSON.stringify(request.tools)))
       const maxArgs = keep(ctx.newNumber(request.maxArgsChars))
+      const callLimits = keep(ctx.newString(request.subCallLimits))
       const bridge = keep(
-        ctx.unwrapResult(ctx.callFunction(preludeFn, ctx.undefined, hostLog, hostDone, names, maxArgs)),
+        ctx.unwrapResult(
+          ctx.callFunction(preludeFn, ctx.undefined, hostLog, hostDone, names, maxArgs, callLimits),
+        ),
       )
       const runFn = keep(ctx.getProp(bridge, 0))
       // port[0]: the sub-calls made since the last read; port[1] then port[2]: settle one (id,

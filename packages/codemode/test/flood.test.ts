@@ -8,6 +8,7 @@ import {
   runSandboxed,
   SANDBOX_DEFAULTS,
 } from '../src/index.js'
+import { subCallBridge } from '../src/sub-calls.js'
 import { run } from './helpers.js'
 
 // Issue 13 §1/§4 (red team): nothing a program sends may flood the host or the model. The output
@@ -95,7 +96,8 @@ return [rejected.length, new Set(rejected).size]`,
       },
     })
     expect(dispatched).toBe(MAX_PENDING_SUB_CALLS)
-    expect(r.subCalls).toBe(MAX_PENDING_SUB_CALLS + 500)
+    // refused inside the VM: they never crossed
+    expect(r.subCalls).toBe(MAX_PENDING_SUB_CALLS)
     expect(r.abandoned.length).toBe(MAX_PENDING_SUB_CALLS)
     expect(r).toMatchObject({ ok: true, result: [500, 1] })
   })
@@ -210,4 +212,38 @@ describe('a deadline past what a timer holds', () => {
       expect(r).toMatchObject({ ok: true, result: 499500 })
     },
   )
+})
+
+describe('the host checks the limits again (a VM that ignored them)', () => {
+  // The prelude refuses these calls before they cross; the bridge must not rely on it.
+  it('frames past the pending or the per-run limit are refused undispatched', async () => {
+    const sent: { codes: number[]; texts: string[] }[] = []
+    let dispatched = 0
+    const bridge = subCallBridge({
+      tools: ['echo'],
+      dispatch: () => {
+        dispatched++
+        return new Promise<DispatchOutcome>(() => {})
+      },
+      maxSubCalls: 1_002,
+      signal: new AbortController().signal,
+      ended: () => false,
+      send: (codes, texts) => sent.push({ codes, texts }),
+    })
+    bridge.dispatchFrames('0\n{}\n'.repeat(MAX_PENDING_SUB_CALLS + 2))
+    await Promise.resolve()
+    expect(dispatched).toBe(MAX_PENDING_SUB_CALLS)
+    expect(sent).toEqual([
+      {
+        codes: [-MAX_PENDING_SUB_CALLS - 1, -MAX_PENDING_SUB_CALLS - 2],
+        texts: Array(2).fill(
+          JSON.stringify([
+            'This echo call was not started: 1,000 tool calls (or 16,777,216 characters of arguments) are already waiting for an answer, the most one program may have pending. Await earlier calls before making more (for example in batches of 50 with Promise.all).',
+            'echo',
+          ]),
+        ),
+      },
+    ])
+    expect(bridge.abandoned().length).toBe(MAX_PENDING_SUB_CALLS)
+  })
 })
