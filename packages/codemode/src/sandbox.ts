@@ -30,7 +30,9 @@ const MAX_TIMER_MS = 2_147_483_647
 
 /** A deadline a timer can keep: longer ones are the longest it can, NaN and negatives are 0. */
 function timerMs(ms: number): number {
-  return ms > MAX_TIMER_MS ? MAX_TIMER_MS : ms >= 0 ? ms : 0
+  // NaN fails every comparison: it is 0 here, not NaN as Math.max would give
+  if (!(ms >= 0)) return 0
+  return Math.min(ms, MAX_TIMER_MS)
 }
 
 /** `runSandboxed` on a given pool (the plugin and the tests pass theirs). */
