@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { main } from '../src/index.js'
 import { describeServer, serverLine } from '../src/commands/mcp-session.js'
+import { main } from '../src/index.js'
 import { testIO } from './helpers.js'
 
 const FAULT = fileURLToPath(new URL('../../mcp/test/servers/fault-server.mjs', import.meta.url))

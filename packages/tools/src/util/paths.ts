@@ -21,6 +21,7 @@ export function displayPath(root: string, absolute: string): string {
  * one name into two lines), DEL and C1, line and paragraph separators, bidi controls, and a
  * leading quote (which would look like the quoting below).
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const MISLEADING = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|^"/
 const ESCAPE_MORE = /[\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g
 
