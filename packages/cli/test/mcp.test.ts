@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describeServer, serverLine } from '../src/commands/mcp-session.js'
 import { main } from '../src/index.js'
 import { testIO } from './helpers.js'
 
@@ -53,5 +54,46 @@ describe('toolgate mcp', () => {
       '  left out: tool #19: no name',
       '  left out: "broken" left out: its inputSchema is unusable: the schema is a string, not a JSON Schema object',
     ])
+  })
+})
+
+describe('toolgate mcp prints what a configuration or a server says terminal-safe', () => {
+  // A server name is a key of .mcp.json, a file of the repository (anyone who can push to it
+  // writes it): its OSC 52 sequence reached the terminal raw and wrote the clipboard (red team).
+  it('list and approve: names, problems and states have their control characters shown, not sent', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'toolgate-mcp-cli-'))
+    const evil = 'ev\x1b]52;c;cHduZWQ=\x07il\u202e'
+    writeFileSync(join(root, '.mcp.json'), JSON.stringify({ mcpServers: { [evil]: { command: 5 } } }))
+    const t = testIO({}, root)
+    expect(await main(['mcp', 'list'], t.io)).toBe(0)
+    expect(t.stdout.text()).toBe(
+      'ev␛]52;c;cHduZWQ=␇il\\u202e  unknown  invalid configuration: mcpServers.ev␛]52;c;cHduZWQ=␇il\\u202e.command: must be a string  tools 0  schema 0 bytes\n',
+    )
+    const approve = testIO({}, root)
+    expect(await main(['mcp', 'approve', evil], approve.io)).toBe(3)
+    expect(approve.stderr.text()).toBe(
+      [
+        'toolgate mcp approve: "ev␛]52;c;cHduZWQ=␇il\\u202e" has configuration problems; fix them first:',
+        `  ${root}/.mcp.json: mcpServers.ev␛]52;c;cHduZWQ=␇il\\u202e.command: must be a string`,
+        '',
+      ].join('\n'),
+    )
+  })
+
+  it('the banner line of a server (run, chat) is terminal-safe too', () => {
+    const report = {
+      name: 'x\x1b]0;title\x07',
+      source: 'project-mcp-json',
+      file: '.mcp.json',
+      transport: 'stdio',
+      status: { state: 'untrusted' },
+      tools: 0,
+      schemaBytes: 0,
+      problems: [],
+      collisions: [],
+    } as const
+    expect(serverLine(report, describeServer(report))).toBe(
+      'mcp       x␛]0;title␇: not approved (project server): run `toolgate mcp approve x␛]0;title␇` to allow it',
+    )
   })
 })

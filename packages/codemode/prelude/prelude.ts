@@ -54,6 +54,7 @@ export function prelude(
   hostDone: HostDone,
   toolNamesJson: string,
   maxArgsChars: number,
+  subCallLimitsJson: string,
 ): [Run, Port] {
   // biome-ignore lint/suspicious/noRedundantUseStrict: the built text is evaluated as a script, not a module
   'use strict'
@@ -313,8 +314,20 @@ export function prelude(
   // sub-call id -> its promise's resolvers ({ promise, resolve, reject }); null prototype so no
   // inherited setter can observe the writes
   const pending: Record<number, Capability> = create(null)
+  // Refused here, a call never crosses (the host checks the same limits again, sub-calls.ts):
+  // how many calls wait for an answer, their arguments' characters, and how many one run makes.
+  const limits: {
+    maxPending: number
+    maxPendingChars: number
+    maxCalls: number
+    pendingText: string
+    callsText: string
+  } = jsonParse(subCallLimitsJson)
+  const sizes: Record<number, number> = create(null)
   let outbox = '',
     nextId = 0,
+    pendingCount = 0,
+    pendingChars = 0,
     stopping = false
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string
@@ -339,12 +352,25 @@ export function prelude(
       } catch (e) {
         return apply(promiseReject, PromiseCtor, [e])
       }
+      const refused =
+        nextId >= limits.maxCalls
+          ? limits.callsText
+          : pendingCount >= limits.maxPending || pendingChars + text.length > limits.maxPendingChars
+            ? limits.pendingText
+            : undefined
+      if (refused !== undefined)
+        return apply(promiseReject, PromiseCtor, [
+          new ToolCallError(name, 'This ' + name + ' call was not started: ' + refused),
+        ])
       const cap = newCapability()
       const id = nextId
       // The frame is the commit point: once it is in the outbox the host will dispatch it as id.
       outbox = outbox + frameHead + text + '\n'
       nextId = id + 1
       pending[id] = cap
+      sizes[id] = text.length
+      pendingCount++
+      pendingChars += text.length
       return cap.promise
     }
     defProp(fn, 'name', { value: name })
@@ -589,6 +615,9 @@ export function prelude(
     const r = pending[id]
     if (r === undefined) return
     delete pending[id]
+    pendingCount--
+    pendingChars -= sizes[id] as number
+    delete sizes[id]
     try {
       const value = jsonParse(text)
       if (!failed) r.resolve(value)

@@ -40,8 +40,29 @@ export const messages = {
   engineUnavailable: (detail: string) => `The sandbox engine could not be loaded: ${detail}`,
 } as const
 
-/** What the worker reported, as a run's end. */
+/**
+ * The longest failure message a run reports, in UTF-16 code units. Everything in it but our own
+ * words comes from the program (an error's name and message, its stack, a value's path), and the
+ * output limit does not cover it: a `throw` of a 20 MB string was 20 MB of model text.
+ */
+export const MESSAGE_MAX_CHARS = 4_000
+
+/** `text` cut to MESSAGE_MAX_CHARS (never inside a surrogate pair), with a marker saying how much. */
+export function capMessage(text: string): string {
+  if (text.length <= MESSAGE_MAX_CHARS) return text
+  let end = MESSAGE_MAX_CHARS
+  const last = text.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return `${text.slice(0, end)}… [${(text.length - end).toLocaleString('en-US')} more characters cut]`
+}
+
+/** What the worker reported, as a run's end; a failure's message is at most MESSAGE_MAX_CHARS (+ the marker). */
 export function endOf(outcome: VmOutcome, limits: Limits): RunEnd {
+  const end = describeEnd(outcome, limits)
+  return end.ok ? end : failed(end.kind, capMessage(end.message))
+}
+
+function describeEnd(outcome: VmOutcome, limits: Limits): RunEnd {
   switch (outcome.kind) {
     case 'void':
       return { ok: true }

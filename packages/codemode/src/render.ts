@@ -31,9 +31,17 @@ function renderResult(result: JsonValue): string {
   return typeof result === 'string' ? result : JSON.stringify(result, null, 2)
 }
 
+/** The abandoned calls the note names one by one; the rest are counted (500 names were ~6 KB). */
+const ABANDONED_NAMED = 20
+
 function abandonedNote(abandoned: readonly AbandonedSubCall[]): string | undefined {
   if (abandoned.length === 0) return undefined
-  const list = abandoned.map((a) => `${a.name} (#${a.subIndex})`).join(', ')
+  const named = abandoned
+    .slice(0, ABANDONED_NAMED)
+    .map((a) => `${a.name} (#${a.subIndex})`)
+    .join(', ')
+  const rest = abandoned.length - ABANDONED_NAMED
+  const list = rest > 0 ? `${named} and ${rest} more` : named
   return `Note: ${abandoned.length} tool call(s) were still pending when the program ended and were cancelled: ${list}. Await every tools.* call.`
 }
 

@@ -57,6 +57,13 @@ export interface SandboxOptions {
    * bounds how long one call can hold the agent's event loop.
    */
   readonly maxArgsChars?: number
+  /**
+   * The most sub-calls one run may dispatch; later ones reject inside the program with a
+   * ToolCallError and are not dispatched. Default 10,000. Each sub-call is a full pipeline call
+   * with its session events: an endless fan-out of trivial calls logged 330,000 events (53 MB) in
+   * 5 s, and a run may last 10 minutes.
+   */
+  readonly maxSubCalls?: number
 }
 
 export interface AbandonedSubCall {
@@ -83,4 +90,5 @@ export const SANDBOX_DEFAULTS = {
   maxOutputBytes: 64 * 1024,
   maxStackBytes: 32 * 1024,
   maxArgsChars: 1024 * 1024,
+  maxSubCalls: 10_000,
 } as const

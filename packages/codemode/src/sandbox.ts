@@ -2,7 +2,7 @@ import { endOf, failed, type Limits, messages, type RunEnd } from './outcome.js'
 import type { SandboxOptions, SandboxResult } from './sandbox-options.js'
 import { SANDBOX_DEFAULTS } from './sandbox-options.js'
 import { formatStripIssues, stripTypes } from './strip.js'
-import { errorText, subCallBridge } from './sub-calls.js'
+import { errorText, subCallBridge, subCallLimits } from './sub-calls.js'
 import { sharedVmPool, type VmLease, type VmPool } from './vm-pool.js'
 import { journalBytes, type RunDone, readJournal, type WorkerMessage } from './vm-protocol.js'
 
@@ -25,11 +25,21 @@ export function runSandboxed(options: SandboxOptions): Promise<SandboxResult> {
   return runInPool(options, sharedVmPool())
 }
 
+/** Node's timers hold at most 2^31 - 1 ms; past it (or Infinity) a timer fired after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/** A deadline a timer can keep: longer ones are the longest it can, NaN and negatives are 0. */
+function timerMs(ms: number): number {
+  // NaN fails every comparison: it is 0 here, not NaN as Math.max would give
+  if (!(ms >= 0)) return 0
+  return Math.min(ms, MAX_TIMER_MS)
+}
+
 /** `runSandboxed` on a given pool (the plugin and the tests pass theirs). */
 export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<SandboxResult> {
   const started = performance.now()
   const limits: Limits = {
-    timeoutMs: options.timeoutMs ?? SANDBOX_DEFAULTS.timeoutMs,
+    timeoutMs: timerMs(options.timeoutMs ?? SANDBOX_DEFAULTS.timeoutMs),
     memoryBytes: options.memoryBytes ?? SANDBOX_DEFAULTS.memoryBytes,
     maxOutputBytes: options.maxOutputBytes ?? SANDBOX_DEFAULTS.maxOutputBytes,
   }
@@ -41,6 +51,7 @@ export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<
   const subCalls = subCallBridge({
     tools: options.tools,
     dispatch: options.dispatch,
+    maxSubCalls: options.maxSubCalls ?? SANDBOX_DEFAULTS.maxSubCalls,
     signal: runEnded.signal,
     ended: () => ended,
     send: (codes, texts) => lease?.send({ type: 'settle', runId, codes, texts }),
@@ -81,7 +92,7 @@ export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<
   options.signal?.addEventListener('abort', onAbort, { once: true })
   const timer = setTimeout(
     () => end(failed('timeout', lease ? messages.timeout(limits) : messages.notStarted(limits))),
-    Math.max(0, limits.timeoutMs),
+    limits.timeoutMs,
   )
 
   const onMessage = (message: WorkerMessage): void => {
@@ -104,6 +115,7 @@ export async function runInPool(options: SandboxOptions, pool: VmPool): Promise<
         maxStackBytes: options.maxStackBytes ?? SANDBOX_DEFAULTS.maxStackBytes,
         maxOutputBytes: limits.maxOutputBytes,
         maxArgsChars: options.maxArgsChars ?? SANDBOX_DEFAULTS.maxArgsChars,
+        subCallLimits: subCallLimits(options.maxSubCalls ?? SANDBOX_DEFAULTS.maxSubCalls),
         journal,
       })
     },

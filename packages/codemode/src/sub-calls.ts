@@ -1,11 +1,46 @@
 import type { JsonValue } from '@toolgate/core'
 import type { AbandonedSubCall, DispatchOutcome, SandboxDispatch, SettleSubCall } from './sandbox-options.js'
 
+/**
+ * The most sub-calls one run may have dispatched and unanswered, and the most characters of their
+ * arguments. The VM's memory limit bounds what a program holds, not what it hands over: each call
+ * it makes without awaiting crosses to the host and waits there (in the dispatcher's queue, behind
+ * `maxParallel`), so a program firing 1 MB arguments in a loop grew the host by 440 MB in 8 s.
+ * Past either bound a call is answered at once with a rejection and never dispatched.
+ */
+export const MAX_PENDING_SUB_CALLS = 1_000
+export const MAX_PENDING_ARGS_CHARS = 16 * 1024 * 1024
+
+// Formatted once: a program can make 200,000 calls in one turn, and toLocaleString costs ~20 µs.
+const PENDING_TEXT = `${MAX_PENDING_SUB_CALLS.toLocaleString('en-US')} tool calls (or ${MAX_PENDING_ARGS_CHARS.toLocaleString('en-US')} characters of arguments) are already waiting for an answer, the most one program may have pending. Await earlier calls before making more (for example in batches of 50 with Promise.all).`
+const callsText = (max: number) =>
+  `the program already made ${max.toLocaleString('en-US')} tool calls, the most one run may make. Split the work across several run_code calls (each can continue where the last one stopped).`
+/** A sub-call refused before it was dispatched: `This <tool> call was not started: <why>`. */
+const notStarted = (name: string, why: string) => `This ${name} call was not started: ${why}`
+
+/**
+ * The limits as the prelude enforces them inside the VM (vm-protocol.ts `subCallLimits`), so
+ * that a refused call never crosses: 100,000 refusals a turn, each settled from the host, held
+ * the host's event loop 1.2 s (a structured clone of their texts). The bridge below checks the
+ * same limits again on the host, which must not trust the VM to bound its memory.
+ */
+export function subCallLimits(maxSubCalls: number): string {
+  return JSON.stringify({
+    maxPending: MAX_PENDING_SUB_CALLS,
+    maxPendingChars: MAX_PENDING_ARGS_CHARS,
+    maxCalls: maxSubCalls,
+    pendingText: PENDING_TEXT,
+    callsText: callsText(maxSubCalls),
+  })
+}
+
 /** What the bridge needs from its run. */
 export interface SubCallRun {
   /** the tools the program sees, by the index its frames carry */
   readonly tools: readonly string[]
   readonly dispatch: SandboxDispatch
+  /** the most sub-calls the run may dispatch (`SandboxOptions.maxSubCalls`) */
+  readonly maxSubCalls: number
   /** aborts when the run ends for any reason: in-flight sub-calls can be cancelled */
   readonly signal: AbortSignal
   /** whether the run has ended: afterwards nothing is dispatched or settled */
@@ -34,8 +69,12 @@ export interface SubCallBridge {
  */
 export function subCallBridge(run: SubCallRun): SubCallBridge {
   let count = 0
-  /** sub-calls dispatched and not yet answered: subIndex -> tool name */
-  const pending = new Map<number, string>()
+  /** sub-calls handed to `dispatch` */
+  let dispatched = 0
+  const tooMany = callsText(run.maxSubCalls)
+  /** sub-calls dispatched and not yet answered: subIndex -> tool name and argument characters */
+  const pending = new Map<number, { readonly name: string; readonly chars: number }>()
+  let pendingChars = 0
   const toolSet = new Set(run.tools)
   let codes: number[] = []
   let texts: string[] = []
@@ -46,9 +85,11 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
     texts = []
   }
   const settle: SettleSubCall = (subIndex, outcome) => {
-    const name = pending.get(subIndex)
-    if (run.ended() || name === undefined) return
+    const entry = pending.get(subIndex)
+    if (run.ended() || entry === undefined) return
     pending.delete(subIndex)
+    pendingChars -= entry.chars
+    const { name } = entry
     const text = outcome.ok ? jsonText(outcome.value) : undefined
     if (codes.length === 0) queueMicrotask(flush)
     if (text !== undefined) {
@@ -71,12 +112,24 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
       const argsJson = frames.slice(nl + 1, close)
       at = close + 1
       const subIndex = count++
-      pending.set(subIndex, String(name))
+      const full =
+        pending.size >= MAX_PENDING_SUB_CALLS || pendingChars + argsJson.length > MAX_PENDING_ARGS_CHARS
+      pending.set(subIndex, { name: String(name), chars: argsJson.length })
+      pendingChars += argsJson.length
       if (name === undefined || !toolSet.has(name)) {
         // unreachable: the prelude only frames listed tools; answered without dispatching
         settle(subIndex, { ok: false, message: `Tool '${String(name)}' is not available.` })
         continue
       }
+      if (full) {
+        settle(subIndex, { ok: false, message: notStarted(name, PENDING_TEXT) })
+        continue
+      }
+      if (dispatched >= run.maxSubCalls) {
+        settle(subIndex, { ok: false, message: notStarted(name, tooMany) })
+        continue
+      }
+      dispatched++
       let answer: ReturnType<SandboxDispatch>
       try {
         answer = run.dispatch(name, argsJson, subIndex, run.signal, settle)
@@ -95,8 +148,11 @@ export function subCallBridge(run: SubCallRun): SubCallBridge {
   return {
     dispatchFrames,
     count: () => count,
-    abandoned: () => [...pending].map(([subIndex, name]) => ({ subIndex, name })),
-    close: () => pending.clear(),
+    abandoned: () => [...pending].map(([subIndex, { name }]) => ({ subIndex, name })),
+    close: () => {
+      pending.clear()
+      pendingChars = 0
+    },
   }
 }
 

@@ -46,6 +46,8 @@ export interface RunRequest {
   readonly maxOutputBytes: number
   /** the longest JSON text (UTF-16 code units) one sub-call's arguments may be */
   readonly maxArgsChars: number
+  /** JSON of the sub-call limits the prelude enforces (sub-calls.ts `subCallLimits`) */
+  readonly subCallLimits: string
   /** the run's log journal (see JournalLayout), `journalBytes(maxOutputBytes)` long */
   readonly journal: SharedArrayBuffer
 }

@@ -103,6 +103,8 @@ export function vmWorkerMain(env: WorkerEnv): void {
           maxStackBytes: 32 * 1024,
           maxOutputBytes: warmupOutput,
           maxArgsChars: warmupOutput,
+          subCallLimits:
+            '{"maxPending":100,"maxPendingChars":4096,"maxCalls":100,"pendingText":"","callsText":""}',
           journal: new SharedArrayBuffer(config.journal.headerBytes + warmupOutput),
         },
         prepareSpare(qjs),
@@ -257,9 +259,17 @@ export function vmWorkerMain(env: WorkerEnv): void {
                   : { kind: 'invalid', message: text }
         }),
       )
-      /** The result counts against the output limit too: a string by its own size, else its JSON. */
+      /**
+       * The result counts against the output limit too, as the model reads it (render.ts): a string
+       * by its own size, else its JSON pretty-printed with two spaces per level (indentation
+       * multiplied a nested 8 KB result to 260 KB). Measured here, on this thread, not the host's.
+       */
       const resultOutcome = (json: string): VmOutcome => {
-        const size = Buffer.byteLength(json.startsWith('"') ? (JSON.parse(json) as string) : json, 'utf8')
+        const value: unknown = JSON.parse(json)
+        const size = Buffer.byteLength(
+          typeof value === 'string' ? value : JSON.stringify(value, null, 2),
+          'utf8',
+        )
         return outputBytes + size > request.maxOutputBytes
           ? { kind: 'output-limit' }
           : { kind: 'value', json }
@@ -268,8 +278,11 @@ export function vmWorkerMain(env: WorkerEnv): void {
       // ---- the prelude, then the program ----
       const names = keep(ctx.newString(JSON.stringify(request.tools)))
       const maxArgs = keep(ctx.newNumber(request.maxArgsChars))
+      const callLimits = keep(ctx.newString(request.subCallLimits))
       const bridge = keep(
-        ctx.unwrapResult(ctx.callFunction(preludeFn, ctx.undefined, hostLog, hostDone, names, maxArgs)),
+        ctx.unwrapResult(
+          ctx.callFunction(preludeFn, ctx.undefined, hostLog, hostDone, names, maxArgs, callLimits),
+        ),
       )
       const runFn = keep(ctx.getProp(bridge, 0))
       // port[0]: the sub-calls made since the last read; port[1] then port[2]: settle one (id,

@@ -14,7 +14,9 @@ describe('the embedded prelude', () => {
 
   it('is one parenthesized function expression without types, comments or indentation', () => {
     expect(
-      PRELUDE_SOURCE.startsWith('(function prelude(hostLog, hostDone, toolNamesJson, maxArgsChars) {\n'),
+      PRELUDE_SOURCE.startsWith(
+        '(function prelude(hostLog, hostDone, toolNamesJson, maxArgsChars, subCallLimitsJson) {\n',
+      ),
     ).toBe(true)
     expect(PRELUDE_SOURCE.endsWith('\n})')).toBe(true)
     expect(PRELUDE_SOURCE.split('\n')[1]).toBe("'use strict';")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { materialize, parseJson, stringifyJson } from '../src/index.js'
+import { MAX_JSON_DEPTH, materialize, parseJson, stringifyJson } from '../src/index.js'
 
 describe('materialize: lossless JSON snapshots', () => {
   it('copies, deep-freezes and marks plain JSON', () => {
@@ -133,6 +133,26 @@ describe('materialize: lossless JSON snapshots', () => {
     if (!copied.ok || !parsed.ok) return
     expect(stringifyJson(parsed.value)).toBe(deep)
     expect(stringifyJson(copied.value).length).toBe(10_000 * 6 + 1)
+  })
+
+  // Red team (issue 13): nesting cost ~5 µs a level on the agent's thread, synchronously: a model's
+  // 2 MB of brackets (a million levels, within a provider's output cap) held the event loop 5.6 s.
+  it(`refuses nesting deeper than ${MAX_JSON_DEPTH.toLocaleString('en-US')} levels, from text and from memory`, () => {
+    const problem = `are nested more than ${MAX_JSON_DEPTH.toLocaleString('en-US')} levels deep (arrays and objects inside each other); send flatter data`
+    for (const depth of [MAX_JSON_DEPTH + 1, 1_000_000]) {
+      expect(parseJson(`{"a":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`)).toEqual({
+        ok: false,
+        path: '$',
+        problem,
+      })
+    }
+    // a bracket inside a string is text, not nesting
+    expect(parseJson(JSON.stringify({ s: '['.repeat(MAX_JSON_DEPTH * 2) })).ok).toBe(true)
+    let built: unknown = 1
+    for (let i = 0; i < MAX_JSON_DEPTH + 1; i++) built = [built]
+    expect(materialize(built)).toEqual({ ok: false, path: '$', problem })
+    expect(materialize({ x: { y: built } })).toEqual({ ok: false, path: '$', problem })
+    expect(materialize((built as unknown[])[0]).ok).toBe(true)
   })
 
   it('says where a JSON text broke and asks for valid JSON', () => {

@@ -48,3 +48,26 @@ describe('write and edit refuse a file too large to load', () => {
     )
   })
 })
+
+describe('edit never makes a file larger than it could load', () => {
+  // replace_all multiplies new_string: 1,000 occurrences of `a` and a 100,000-character
+  // new_string wrote a 100 MB file (566 MB of the agent's memory, the event loop held 1.5 s), and
+  // a little more failed as "internal error: Invalid string length" (red team, issue 13).
+  it('refuses before building the text, and says by how much', async () => {
+    const h = harness()
+    writeFileSync(join(h.root, 'small.txt'), `${'a'.repeat(1000)}\n`)
+    await h.call('read', { path: 'small.txt' })
+    const r = await h.call('edit', {
+      path: 'small.txt',
+      old_string: 'a',
+      new_string: 'b'.repeat(70_000),
+      replace_all: true,
+    })
+    expect(r.error).toMatchObject({
+      kind: 'tool_error',
+      message: `The edit would make small.txt 70,000,001 bytes (1,000 replacements), over the ${EDIT_MAX_BYTES.toLocaleString('en-US')}-byte limit for edit; nothing was changed. Replace fewer occurrences, or make this change with a command in bash (e.g. a script that streams the file).`,
+      info: { code: 'FILE_TOO_LARGE', path: 'small.txt', bytes: 70_000_001, limit: EDIT_MAX_BYTES },
+    })
+    expect(statSync(join(h.root, 'small.txt')).size).toBe(1001)
+  })
+})

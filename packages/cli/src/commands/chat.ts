@@ -198,7 +198,9 @@ async function slash(text: string, opened: DriveSession, out: (text: string) => 
     }
     case '/tools':
       for (const tool of opened.session.runtime.schemas())
-        out(`${style.bold(tool.name.padEnd(12))} ${terminalSafe(firstSentence(tool.description))}\n`)
+        out(
+          `${style.bold(terminalSafe(tool.name).padEnd(12))} ${terminalSafe(firstSentence(tool.description))}\n`,
+        )
       return false
     case '/preset': {
       const name = args[0]

@@ -207,7 +207,7 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
     sink.close()
     return fail(`could not set up the session: ${describe(error)}`)
   }
-  for (const gap of session.gaps) io.stderr.write(`toolgate: note: ${gap}\n`)
+  for (const gap of session.gaps) io.stderr.write(`toolgate: note: ${terminalSafe(gap)}\n`)
   const log = (type: string, payload: { readonly [k: string]: JsonValue }) => {
     try {
       session.runtime.session.append(type, payload)

@@ -8,6 +8,7 @@ import type { Runtime } from '@toolgate/core'
 import { McpManager, type ServerReport, type SpillSink } from '@toolgate/mcp'
 import { toolSearchTool } from '@toolgate/tools'
 import type { McpPending } from '../render/status-line.js'
+import { terminalSafe } from '../render/terminal-text.js'
 
 export interface McpSession {
   readonly manager: McpManager
@@ -92,9 +93,13 @@ export function startMcp(
   }
 }
 
-function serverLine(r: ServerReport, state: string): string {
+/**
+ * One banner line per server, printed as is by the run view: terminal-safe here, since a server's
+ * name is a key of a repository's .mcp.json and its state quotes what the server said.
+ */
+export function serverLine(r: ServerReport, state: string): string {
   const tools = r.status.state === 'connected' ? ` (${r.tools} tool${r.tools === 1 ? '' : 's'})` : ''
-  return `mcp       ${r.name}: ${state}${tools}`
+  return terminalSafe(`mcp       ${r.name}: ${state}${tools}`)
 }
 
 /** One line per server for banners and `toolgate mcp list`. */

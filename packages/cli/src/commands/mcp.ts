@@ -7,20 +7,18 @@ import { createRuntime } from '@toolgate/core'
 import { fileTrustStore, loadMcpConfig, McpManager } from '@toolgate/mcp'
 import type { ParsedArgs } from '../args.js'
 import { EXIT, type ExitCode } from '../exit-codes.js'
-import type { CliIO } from '../io.js'
+import type { CliIO, OutStream } from '../io.js'
+import { terminalSafe } from '../render/terminal-text.js'
 import { mcpServeCommand } from './mcp-serve.js'
 import { describeServer } from './mcp-session.js'
 
-export async function mcpCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCode> {
-  const root = resolve(io.cwd, typeof parsed.options.root === 'string' ? parsed.options.root : '.')
+export async function mcpCommand(parsed: ParsedArgs, rawIo: CliIO): Promise<ExitCode> {
+  const root = resolve(rawIo.cwd, typeof parsed.options.root === 'string' ? parsed.options.root : '.')
   const [action, server] = parsed.positionals
-  if (action === 'serve') {
-    if (!isDirectory(root)) {
-      io.stderr.write(`toolgate mcp serve: the workspace root ${root} is not a directory\n`)
-      return EXIT.config
-    }
-    return mcpServeCommand(parsed, io, root)
-  }
+  if (action === 'serve') return serve(parsed, rawIo, root)
+  // Everything list and approve print comes from configuration files (a repository's .mcp.json),
+  // servers or argv, and none of it is styled: every line goes out terminal-safe (DESIGN §6).
+  const io: CliIO = { ...rawIo, stdout: safeStream(rawIo.stdout), stderr: safeStream(rawIo.stderr) }
   if (action === 'approve') {
     if (!server) {
       io.stderr.write('toolgate mcp approve: name the server to approve (see toolgate mcp list)\n')
@@ -84,4 +82,17 @@ function isDirectory(path: string): boolean {
   } catch {
     return false
   }
+}
+
+function safeStream(stream: OutStream): OutStream {
+  return { write: (text: string) => stream.write(terminalSafe(text)) }
+}
+
+/** `mcp serve` owns stdout (the MCP stream): its own messages go to stderr, terminal-safe. */
+function serve(parsed: ParsedArgs, io: CliIO, root: string): Promise<ExitCode> | ExitCode {
+  if (!isDirectory(root)) {
+    io.stderr.write(terminalSafe(`toolgate mcp serve: the workspace root ${root} is not a directory\n`))
+    return EXIT.config
+  }
+  return mcpServeCommand(parsed, io, root)
 }

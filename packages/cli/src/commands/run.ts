@@ -16,6 +16,7 @@ import { API_KEY_VARIABLES, type Endpoint, resolveEndpoint } from '../endpoint.j
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { banner } from '../render/banner.js'
+import { terminalSafe } from '../render/terminal-text.js'
 import { defaultLogPath, latestLog } from '../session/log-file.js'
 import type { ApprovalMode, Preset } from '../wiring.js'
 import { drive, type SessionOptions } from './drive.js'
@@ -86,7 +87,7 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
       ...(typeof o.timeout === 'number' ? { timeoutMs: o.timeout * 1000 } : {}),
       ...schemaReporters(
         (type, payload) => logTo(type, payload),
-        (line) => io.stderr.write(`toolgate: note: ${line}\n`),
+        (line) => io.stderr.write(`toolgate: note: ${terminalSafe(line)}\n`),
       ),
       ...(native ? { nativeToolSearch: 'bm25' as const } : {}),
     })

@@ -189,13 +189,33 @@ export function errorDetail(detail: string): string {
   return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL - 1)}…` : text
 }
 
-/** One-line text of any thrown value, for failure details (never a stack trace). */
+/**
+ * One-line text of any thrown value, for failure details (never a stack trace). Host code may
+ * throw anything: a Proxy whose traps throw (then even `instanceof` throws), an Error whose
+ * `message` getter throws. Whatever cannot be read is "an unprintable value".
+ */
 export function describeThrown(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name
-  if (typeof error === 'string') return error
   try {
+    if (typeof error === 'string') return error
+    if (error instanceof Error) {
+      const { message } = error
+      if (typeof message === 'string' && message !== '') return message
+      const { name } = error
+      return typeof name === 'string' ? name : String(name)
+    }
     return String(error)
   } catch {
-    return 'an unprintable value was thrown'
+    return UNPRINTABLE
+  }
+}
+
+const UNPRINTABLE = 'an unprintable value was thrown'
+
+/** `value instanceof type`, false when asking throws (a Proxy's getPrototypeOf trap). */
+export function isInstance<T>(value: unknown, type: abstract new (...args: never[]) => T): value is T {
+  try {
+    return value instanceof type
+  } catch {
+    return false
   }
 }

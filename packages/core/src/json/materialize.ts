@@ -14,8 +14,37 @@ export type MaterializeResult =
 // A snapshot's root is branded (snapshot.ts): copying a value shares any branded part of it as it
 // is, so what the runtime made once is never walked or copied again.
 
+/**
+ * The deepest nesting a value may have (arrays and objects inside each other; a scalar at the top
+ * is level 0). The walk costs ~5 µs a level on the caller's thread, synchronously: a model's 2 MB
+ * of brackets (a million levels, within a provider's output cap) held the event loop 5.6 s (red
+ * team, issue 13). A text is measured before JSON.parse; a value during the walk.
+ */
+export const MAX_JSON_DEPTH = 10_000
+
+const TOO_DEEP = `are nested more than ${MAX_JSON_DEPTH.toLocaleString('en-US')} levels deep (arrays and objects inside each other); send flatter data`
+
+/** Whether a JSON text opens more than `max` arrays/objects inside each other (strings skipped). */
+function deeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
 /** Parse a JSON text once and return a frozen lossless value, or where and why it is not JSON. */
 export function parseJson(text: string): MaterializeResult {
+  // more levels than characters is impossible: short texts skip the scan
+  if (text.length > MAX_JSON_DEPTH && deeperThan(text, MAX_JSON_DEPTH)) return fail('$', TOO_DEEP)
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
@@ -117,8 +146,10 @@ function copyFast(
   const trusted = mode === true
   const inPlace = mode !== false
   if (depth >= FAST_DEPTH || ++budget.nodes > FAST_NODES) {
-    const slow = snapshot(source, trusted)
-    if (!slow.ok) throw new Problem([...keys, ...pathKeys(slow.path)], slow.problem)
+    const slow = snapshot(source, trusted, depth)
+    // too deep is said of the whole value: the path down would be thousands of keys long
+    if (!slow.ok)
+      throw new Problem(slow.problem === TOO_DEEP ? [] : [...keys, ...pathKeys(slow.path)], slow.problem)
     return slow.value
   }
   // A snapshot the runtime made is deep-frozen lossless JSON already: shared, not walked.
@@ -277,7 +308,8 @@ function containerKind(value: object): 'array' | 'object' | string {
   return typeof name === 'string' && name ? `a ${name}` : 'a non-plain object'
 }
 
-function snapshot(root: unknown, trusted: boolean): MaterializeResult {
+/** The iterative walk; `level` is how deep `root` sits in the value being materialized (0: it is the root). */
+function snapshot(root: unknown, trusted: boolean, level = 0): MaterializeResult {
   if (root === null) return { ok: true, value: null }
   if (typeof root !== 'object') {
     const problem = leafProblem(root)
@@ -295,6 +327,7 @@ function snapshot(root: unknown, trusted: boolean): MaterializeResult {
   // is a failure wrapped in `Failed`, so a copy holding an `ok` key is never mistaken for one).
   const enter = (source: object, path: string): Failed | Frame['copy'] => {
     if (!trusted && isSnapshot(source)) return source as Frame['copy']
+    if (level + stack.length >= MAX_JSON_DEPTH) return new Failed(fail('$', TOO_DEEP))
     const done = copies.get(source)
     if (done) {
       if (open.has(source)) return new Failed(fail(path, 'is a cycle (refers back to an enclosing value)'))

@@ -1,4 +1,4 @@
-import { describeThrown, failures } from '../errors/failures.js'
+import { describeThrown, failures, isInstance } from '../errors/failures.js'
 import { DeadlineExceeded, SiblingFailed, ToolError } from '../errors/tool-error.js'
 import { chainCache, compose } from '../hooks/compose.js'
 import { materialize } from '../json/materialize.js'
@@ -286,13 +286,14 @@ function executeFailure(state: CallState, error: unknown, timeoutMs: number | un
       const byReason = failureForReason(state, error.abortReason, thrown, timeoutMs)
       if (byReason) return byReason
     }
-    if (thrown instanceof ToolError) return failures.toolError(thrown.message, thrown.info, thrown.code)
-    if (thrown instanceof DeadlineExceeded) return failures.timeout(name, thrown.timeoutMs)
+    // what a body threw is host code's: even `instanceof` may throw on it (isInstance)
+    if (isInstance(thrown, ToolError)) return failures.toolError(thrown.message, thrown.info, thrown.code)
+    if (isInstance(thrown, DeadlineExceeded)) return failures.timeout(name, thrown.timeoutMs)
     return failures.exception(name, 'tool', describeThrown(thrown))
   }
   // A wrapper returned a failure of its own making.
-  if (error instanceof ToolError) return failures.toolError(error.message, error.info, error.code)
-  if (error instanceof DeadlineExceeded) return failures.timeout(name, error.timeoutMs)
+  if (isInstance(error, ToolError)) return failures.toolError(error.message, error.info, error.code)
+  if (isInstance(error, DeadlineExceeded)) return failures.timeout(name, error.timeoutMs)
   return failures.exception(name, 'a tools/execute wrapper', describeThrown(error))
 }
 

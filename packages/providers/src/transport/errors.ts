@@ -63,6 +63,9 @@ function cutNote(cut: ErrorBodyCut): string {
 
 function hint(provider: string, status: number, attempts: number): string {
   const tries = attempts > 1 ? ` (gave up after ${attempts} attempts)` : ''
+  // 0: a browser fetch's opaque redirect with `redirect: 'manual'`
+  if (status === 0 || (status >= 300 && status < 400))
+    return 'The server answered with a redirect, which is not followed: it would send the API key and the conversation to another address. Set the base URL to the address that answers.'
   if (status === 401 || status === 403)
     return 'Check the API key (ANTHROPIC_API_KEY / OPENAI_API_KEY) and its permissions.'
   if (status === 404)

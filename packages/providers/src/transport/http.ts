@@ -73,6 +73,9 @@ export async function postJson(
             ...headers,
           },
           body: payload,
+          // Never followed: a 307/308 re-sends the conversation, and headers such as x-api-key
+          // survive a change of origin (issue 13, red team). A 3xx is an HTTP error (errors.ts).
+          redirect: 'manual',
           signal: current.signal,
         }),
       )

@@ -95,6 +95,17 @@ export function refusalError(shown: string, refusal: TargetRefusal, tool: FileTo
   }
 }
 
+/**
+ * A regular file with more than one name (hard links): its real path is only the name it was
+ * opened by, so no check of that name can say what else it is (.git/config, a file outside).
+ */
+export function hardLinkedError(shown: string, links: number, tool: 'write' | 'edit'): ToolError {
+  return new ToolError(
+    `${shown} has ${links} names (hard links), and ${tool} never changes a file that has other names: another name may be a protected file (such as .git/config) or lie outside the workspace. Nothing was changed. To change this content, write it to a new file (or ask the user to remove the other link).`,
+    { info: { code: 'HARD_LINKED', path: shown, links } },
+  )
+}
+
 /** The path appeared and disappeared again while write was creating it (a racing program). */
 export function vanishedError(shown: string): ToolError {
   return new ToolError(

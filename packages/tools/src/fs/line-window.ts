@@ -5,6 +5,9 @@ import { StringDecoder } from 'node:string_decoder'
 // Streams a text file once: counts its lines, keeps only the requested window (each line cut to
 // `maxLineChars`) and hashes every byte for the read-before-edit stamp. Memory is bounded by the
 // window, never by the file (a 2 GB log or a 100 MB one-line bundle reads in constant memory).
+// Time is bounded too (issue 13, red team): it reads only the bytes the file held when it was
+// opened (a file another program keeps appending to never reached its end) and stops when the
+// call's signal aborts (a sparse terabyte made by `truncate` read on for hours after an abort).
 
 export interface LineWindow {
   /** Lines start..start+lines.length-1 (1-based), without their line terminators. */
@@ -17,11 +20,19 @@ export interface LineWindow {
 
 const CHUNK = 64 * 1024
 
+export interface ReadBound {
+  /** read at most this many bytes from the start: the size the opened file had */
+  readonly bytes: number
+  /** checked before each chunk; its reason is thrown */
+  readonly signal: AbortSignal
+}
+
 export async function readLineWindow(
   handle: FileHandle,
   start: number,
   limit: number,
   maxLineChars: number,
+  bound: ReadBound,
 ): Promise<LineWindow> {
   const hash = createHash('sha256')
   const decoder = new StringDecoder('utf8')
@@ -78,9 +89,11 @@ export async function readLineWindow(
   }
 
   const buffer = Buffer.allocUnsafe(CHUNK)
-  for (;;) {
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK, null)
+  for (let position = 0; position < bound.bytes; ) {
+    bound.signal.throwIfAborted()
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, bound.bytes - position), position)
     if (bytesRead === 0) break
+    position += bytesRead
     const chunk = buffer.subarray(0, bytesRead)
     hash.update(chunk)
     sawAny = true

@@ -19,6 +19,7 @@ import {
   changedError,
   type FileTool,
   fsError,
+  hardLinkedError,
   notRegularError,
   refusalError,
   unsupportedError,
@@ -138,6 +139,10 @@ export async function openExisting(
       if (stat.dev !== seen.dev || stat.ino !== seen.ino) throw changedError(target.shown, target.tool)
       const opened = kindOf(stat)
       if (opened !== 'file') throw notRegularError(target.shown, opened, target.tool)
+      // A hard link is the file under another name, and the real path below is only the name we
+      // opened: a change through it could land in .git/config or outside the workspace.
+      if (mode === 'modify' && stat.nlink > 1n && (target.tool === 'write' || target.tool === 'edit'))
+        throw hardLinkedError(target.shown, Number(stat.nlink), target.tool)
       return { handle, stat, real: await judgedPath(env, target, handle, path, stat) }
     })
   }

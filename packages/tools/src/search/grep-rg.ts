@@ -1,10 +1,9 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { ToolError } from '@toolgate/core'
 import { resolveProgram } from '@toolgate/policy'
-import { GrepCollector, type GrepRequest } from './grep-result.js'
+import { GREP_MAX_LINE_CHARS, GrepCollector, type GrepRequest } from './grep-result.js'
 import { SKIPPED_DIRS } from './walk.js'
 
 // The ripgrep backend: `rg` with the walk made to match the JS fallback (hidden files included,
@@ -50,7 +49,12 @@ export async function grepRipgrep(request: GrepRequest, configured = 'rg'): Prom
   for (const dir of SKIPPED_DIRS) args.push('--glob', `!${dir}`)
   switch (request.mode) {
     case 'content':
-      args.push('--json')
+      // Not --json: it has no column limit, and a match is one JSON line with the whole text line
+      // and an object per submatch (a 20 MB line of `a` searched for `a`: ~900 MB, past V8's string
+      // limit, and readline's RangeError killed the process). Plain records `path\0N:text\n`, the
+      // text cut by ripgrep to a preview of PREVIEW_BYTES (at least GREP_MAX_LINE_CHARS characters).
+      args.push('--null', '--line-number', '--no-heading', '--color', 'never')
+      args.push('--max-columns', String(PREVIEW_BYTES), '--max-columns-preview')
       break
     case 'files_with_matches':
       args.push('--files-with-matches', '--null')
@@ -91,15 +95,27 @@ export async function grepRipgrep(request: GrepRequest, configured = 'rg'): Prom
   })
   try {
     if (request.mode === 'content') {
-      const lines = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY })
-      for await (const line of lines) {
-        if (line === '') continue
-        const event = JSON.parse(line) as RgEvent
-        if (event.type !== 'match') continue
-        const d = event.data
-        const path = text(d.path)
-        if (isDir && request.excludes(real(path))) continue
-        out.line(shown(path), d.line_number ?? 0, text(d.lines))
+      // `path\0N:text\n`: the path ends at the first NUL (a name may hold `:` or a newline), the
+      // text at the newline (a line has none). Records are bounded by the column limit; one that
+      // is not (a ripgrep without it) ends the search instead of growing without end.
+      let pending = ''
+      child.stdout.setEncoding('utf8')
+      for await (const chunk of child.stdout as AsyncIterable<string>) {
+        pending += chunk
+        let at = 0
+        for (;;) {
+          const nul = pending.indexOf('\0', at)
+          if (nul === -1) break
+          const colon = pending.indexOf(':', nul)
+          const nl = colon === -1 ? -1 : pending.indexOf('\n', colon)
+          if (nl === -1) break
+          const path = pending.slice(at, nul)
+          at = nl + 1
+          if (isDir && request.excludes(real(path))) continue
+          out.line(shown(path), Number(pending.slice(nul + 1, colon)), pending.slice(colon + 1, nl))
+        }
+        pending = pending.slice(at)
+        if (pending.length > MAX_RECORD_CHARS) throw unreadableOutput()
       }
     } else {
       // --null: `path\0` per file (files_with_matches) or `path\0count\n` (count).
@@ -125,6 +141,7 @@ export async function grepRipgrep(request: GrepRequest, configured = 'rg'): Prom
             pending = pending.slice(nl + 1)
           }
         }
+        if (pending.length > MAX_RECORD_CHARS) throw unreadableOutput()
       }
     }
     const { code, error } = await closed
@@ -149,12 +166,19 @@ export async function grepRipgrep(request: GrepRequest, configured = 'rg'): Prom
   }
 }
 
-type RgText = { text?: string; bytes?: string }
-type RgEvent =
-  | { type: 'match'; data: { path: RgText; lines: RgText; line_number?: number } }
-  | { type: 'begin' | 'end' | 'context' | 'summary'; data: unknown }
+/**
+ * Bytes of a long line ripgrep prints (then `[... omitted end of long line]`): at least
+ * GREP_MAX_LINE_CHARS characters of any UTF-8 text (4 bytes per character at most), so the
+ * collector cuts every line where the JS backend does.
+ */
+const PREVIEW_BYTES = 4 * GREP_MAX_LINE_CHARS
 
-function text(t: RgText): string {
-  if (t.text !== undefined) return t.text
-  return t.bytes === undefined ? '' : Buffer.from(t.bytes, 'base64').toString('utf8')
+/** The longest record the reader holds: a path (at most PATH_MAX) and a preview, with room. */
+const MAX_RECORD_CHARS = 1024 * 1024
+
+function unreadableOutput(): ToolError {
+  return new ToolError(
+    `ripgrep printed a record over ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters, which it should not, so the search was stopped. Narrow it with path or glob, or search with bash (e.g. grep -rn).`,
+    { info: { code: 'GREP_FAILED' } },
+  )
 }

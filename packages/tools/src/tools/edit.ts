@@ -5,7 +5,7 @@ import { defineTool, ToolError } from '@toolgate/core'
 import { z } from 'zod'
 import type { ToolsEnv } from '../context.js'
 import { unifiedDiff } from '../fs/diff.js'
-import { openForEdit, requireFresh, withFile, writeObserved } from '../fs/guarded.js'
+import { EDIT_MAX_BYTES, openForEdit, requireFresh, withFile, writeObserved } from '../fs/guarded.js'
 import { looksBinary } from '../fs/kind.js'
 import type { Target } from '../fs/open-file.js'
 import { count, plural } from '../util/format.js'
@@ -103,6 +103,13 @@ export function editTool(env: ToolsEnv) {
               { info: { code: 'AMBIGUOUS_MATCH', path: shown, occurrences: found } },
             )
           }
+          // replace_all multiplies new_string: the result may not pass what edit can load (a 1 KB
+          // file became 100 MB, and a little more failed as "Invalid string length")
+          const replaced = args.replace_all === true ? found : 1
+          const bytes =
+            current.content.length +
+            replaced * (Buffer.byteLength(newString, 'utf8') - Buffer.byteLength(oldString, 'utf8'))
+          if (bytes > EDIT_MAX_BYTES) throw tooLargeResult(shown, bytes, replaced)
           // split/join and slicing, not String.replace: `$&` and `$1` in new_string stay literal.
           const after =
             args.replace_all === true
@@ -123,6 +130,13 @@ export function editTool(env: ToolsEnv) {
       ...diffMeta(args, value),
     })),
   })
+}
+
+function tooLargeResult(shown: string, bytes: number, replaced: number): ToolError {
+  return new ToolError(
+    `The edit would make ${shown} ${count(bytes)} bytes (${plural(replaced, 'replacement')}), over the ${count(EDIT_MAX_BYTES)}-byte limit for edit; nothing was changed. Replace fewer occurrences, or make this change with a command in bash (e.g. a script that streams the file).`,
+    { info: { code: 'FILE_TOO_LARGE', path: shown, bytes, limit: EDIT_MAX_BYTES } },
+  )
 }
 
 export function renderEdit(value: EditValue): string {

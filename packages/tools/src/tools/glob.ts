@@ -10,7 +10,7 @@ import { openSearchTarget } from '../fs/open-file.js'
 import { Pacer } from '../search/pacer.js'
 import { SKIPPED_DIRS, walkFiles } from '../search/walk.js'
 import { count, plural } from '../util/format.js'
-import { displayPath, resolvePath } from '../util/paths.js'
+import { displayPath, modelPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
 import { SEARCH_TIMEOUT_MS } from './grep.js'
 
@@ -111,8 +111,8 @@ function compilePattern(written: string, pattern: string): GlobMatcher {
 }
 
 export function renderGlob(value: GlobValue): string {
-  if (value.files.length === 0) return `(no files match ${value.pattern} in ${value.path})`
-  const lines = [...value.files]
+  if (value.files.length === 0) return `(no files match ${value.pattern} in ${modelPath(value.path)})`
+  const lines = value.files.map(modelPath)
   if (value.omitted > 0) {
     lines.push(
       `[${plural(value.omitted, 'more file')} not listed (${count(value.files.length + value.omitted)} matched); narrow the pattern or path]`,

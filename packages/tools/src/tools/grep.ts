@@ -17,7 +17,7 @@ import {
 import { grepRipgrep, ripgrepAvailable } from '../search/grep-rg.js'
 import { SKIPPED_DIRS } from '../search/walk.js'
 import { count, plural } from '../util/format.js'
-import { displayPath, resolvePath } from '../util/paths.js'
+import { displayPath, modelPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
 
 /**
@@ -153,25 +153,25 @@ async function chooseBackend(backend: GrepBackend, ripgrepPath: string): Promise
 }
 
 export function renderGrep(value: GrepValue): string {
-  const where = `${value.path}${value.glob === undefined ? '' : ` (files matching ${value.glob})`}`
+  const where = `${modelPath(value.path)}${value.glob === undefined ? '' : ` (files matching ${value.glob})`}`
   if (value.totalFiles === 0) return `(no matches for ${value.pattern} in ${where})`
   const lines: string[] = []
   switch (value.mode) {
     case 'files_with_matches':
-      for (const f of value.files) lines.push(f.path)
+      for (const f of value.files) lines.push(modelPath(f.path))
       if (value.omitted > 0)
         lines.push(
           `[${plural(value.omitted, 'more file')} not listed (${count(value.totalFiles)} matched); narrow the pattern, path or glob]`,
         )
       break
     case 'count':
-      for (const f of value.files) lines.push(`${f.path}:${f.count ?? 0}`)
+      for (const f of value.files) lines.push(`${modelPath(f.path)}:${f.count ?? 0}`)
       if (value.omitted > 0) lines.push(`[${plural(value.omitted, 'more file')} not listed]`)
       lines.push(`[${plural(value.totalLines ?? 0, 'matching line')} in ${plural(value.totalFiles, 'file')}]`)
       break
     case 'content':
       for (const f of value.files)
-        for (const m of f.matches ?? []) lines.push(`${f.path}:${m.line}:${m.text}`)
+        for (const m of f.matches ?? []) lines.push(`${modelPath(f.path)}:${m.line}:${m.text}`)
       if (value.omitted > 0) {
         lines.push(
           `[${plural(value.omitted, 'more matching line')} not shown (${count(value.totalLines ?? 0)} in ${plural(value.totalFiles, 'file')}); narrow the pattern, path or glob, or use output_mode "files_with_matches"]`,

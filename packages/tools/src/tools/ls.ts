@@ -6,7 +6,7 @@ import { z } from 'zod'
 import type { ToolsEnv } from '../context.js'
 import { fsError } from '../fs/errors.js'
 import { count, plural } from '../util/format.js'
-import { displayPath, resolvePath } from '../util/paths.js'
+import { displayPath, modelPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
 
 export const LS_MAX_ENTRIES = 1000
@@ -96,9 +96,11 @@ export function lsTool(env: ToolsEnv) {
 }
 
 export function renderLs(value: LsValue): string {
-  if (value.entries.length === 0) return `(empty directory: ${value.path})`
-  const lines = [`${value.path}/ (${plural(value.entries.length + value.omitted, 'entry', 'entries')})`]
-  for (const e of value.entries) lines.push(`${e.name}${MARK[e.type]}`)
+  if (value.entries.length === 0) return `(empty directory: ${modelPath(value.path)})`
+  const lines = [
+    `${modelPath(`${value.path}/`)} (${plural(value.entries.length + value.omitted, 'entry', 'entries')})`,
+  ]
+  for (const e of value.entries) lines.push(`${modelPath(e.name)}${MARK[e.type]}`)
   if (value.omitted > 0)
     lines.push(
       `[${plural(value.omitted, 'more entry', 'more entries')} not listed; use glob with a pattern to narrow]`,

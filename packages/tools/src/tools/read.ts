@@ -12,8 +12,9 @@ import { readLineWindow } from '../fs/line-window.js'
 import { type FileStamp, sha256, statFields } from '../fs/observations.js'
 import { openExisting } from '../fs/open-file.js'
 import { count, plural } from '../util/format.js'
-import { displayPath, resolvePath } from '../util/paths.js'
+import { displayPath, modelPath, resolvePath } from '../util/paths.js'
 import { presenter, resultPresenter } from '../util/present.js'
+import { SEARCH_TIMEOUT_MS } from './grep.js'
 
 export const READ_MAX_LINES = 2000
 export const READ_MAX_LINE_CHARS = 2000
@@ -71,6 +72,8 @@ export function readTool(env: ToolsEnv) {
     parameters: readParameters,
     output: { schema: readValueSchema, render: renderRead },
     isConcurrencySafe: () => true,
+    // a file of any size is one bash call away (`truncate -s 1T`): reading it has a deadline
+    timeoutMs: SEARCH_TIMEOUT_MS,
     async execute(args, exec): Promise<ReadValue> {
       const abs = resolvePath(env.root, args.path)
       const shown = displayPath(env.root, abs)
@@ -110,7 +113,16 @@ export function readTool(env: ToolsEnv) {
           )
         }
         const start = args.offset ?? 1
-        const window = await readLineWindow(handle, start, args.limit ?? READ_MAX_LINES, READ_MAX_LINE_CHARS)
+        const window = await readLineWindow(
+          handle,
+          start,
+          args.limit ?? READ_MAX_LINES,
+          READ_MAX_LINE_CHARS,
+          {
+            bytes: stat.size,
+            signal: exec.signal,
+          },
+        )
         observe({ mtimeMs: stat.mtimeMs, size: stat.size, sha256: window.sha256 })
         if (window.totalLines > 0 && start > window.totalLines) {
           throw new ToolError(
@@ -159,16 +171,19 @@ export function readTool(env: ToolsEnv) {
 export function renderRead(args: ReadArgs, value: ReadValue): readonly ContentBlock[] {
   if (value.kind === 'image') {
     return [
-      { type: 'text', text: `${value.path} (${value.mediaType}, ${count(value.bytes)} bytes):` },
+      { type: 'text', text: `${modelPath(value.path)} (${value.mediaType}, ${count(value.bytes)} bytes):` },
       { type: 'image', mediaType: value.mediaType, data: value.data },
     ]
   }
-  if (value.totalLines === 0) return [{ type: 'text', text: `(empty file: ${value.path} has 0 lines)` }]
+  if (value.totalLines === 0)
+    return [{ type: 'text', text: `(empty file: ${modelPath(value.path)} has 0 lines)` }]
   const first = value.startLine
   const last = first + value.lines.length - 1
   const cut = new Map(value.truncated.map((t) => [t.line, t.chars]))
   const width = Math.max(6, String(last).length)
-  const out: string[] = [`${value.path}: lines ${count(first)}-${count(last)} of ${count(value.totalLines)}`]
+  const out: string[] = [
+    `${modelPath(value.path)}: lines ${count(first)}-${count(last)} of ${count(value.totalLines)}`,
+  ]
   value.lines.forEach((line, i) => {
     const n = first + i
     const chars = cut.get(n)
