@@ -1,0 +1,108 @@
+// The first model request of `run`, sent before the session is built (issue 15 §3). What a first
+// request holds is known from the start: the system prompt (the command's paragraph, the policy's
+// rules text, the Code Mode declaration), the task, and the tool declarations, which are the same
+// in every session without MCP (first-request.generated.ts, checked by a test against a real
+// session). So `run` sends it at once and builds the session (tools, zod, policy, parser, sandbox
+// probe, Code Mode, the log) while the model works on it.
+//
+// The agent loop stays the one that decides: its first `stream()` call adopts the early request
+// only when the request it built is the same, field for field (the same JSON), so the model sees
+// exactly what the eager path sends, once. Anything else (a stale snapshot, a loop that stopped
+// before its first request) aborts the early request; a different request is then sent as usual,
+// and the mismatch is reported (`onMismatch`), because it means the snapshot must be regenerated.
+import type { ModelClient, ModelRequest, ModelStreamEvent } from '@toolgate/providers'
+
+export type EarlyOutcome = 'pending' | 'adopted' | 'resent' | 'discarded'
+
+export interface EarlyRequest {
+  /** The model for the session: its first `stream()` adopts the early request when it is the same. */
+  readonly model: ModelClient
+  /** Abort the early request unless it was adopted (the run ended before its first request). */
+  discard(reason: string): void
+  readonly outcome: () => EarlyOutcome
+}
+
+export interface EarlyRequestOptions {
+  /** Called at the session's first `stream()`, adopted or not (e.g. to release held log lines). */
+  readonly onFirstStream?: () => void
+  /** The loop built another first request: the early one was aborted and this one is sent. */
+  readonly onMismatch?: (detail: string) => void
+}
+
+/** Send `request` now through `inner`; see the top of this file for what the session gets. */
+export function startEarlyRequest(
+  inner: ModelClient,
+  request: ModelRequest,
+  options: EarlyRequestOptions = {},
+): EarlyRequest {
+  const controller = new AbortController()
+  const iterator = inner.stream(request, controller.signal)[Symbol.asyncIterator]()
+  // Asking for the first event is what starts the HTTP request.
+  const first = iterator.next()
+  // Observed when adopted; an early request nobody adopts must not be an unhandled rejection.
+  first.catch(() => undefined)
+  const sent = JSON.stringify(request)
+  let state: EarlyOutcome = 'pending'
+
+  const discard = (reason: string) => {
+    if (state !== 'pending') return
+    state = 'discarded'
+    controller.abort(new Error(`the early first request was not used: ${reason}`))
+    // Closes the response; a generator still waiting for its first event settles through the abort.
+    void first.then(
+      () => iterator.return?.(),
+      () => undefined,
+    )
+  }
+
+  async function* adopted(signal: AbortSignal | undefined): AsyncGenerator<ModelStreamEvent> {
+    // The loop's signal now governs the request (its reason, as if it had been passed to stream()).
+    const onAbort = () => controller.abort(signal?.reason)
+    if (signal?.aborted) onAbort()
+    else signal?.addEventListener('abort', onAbort, { once: true })
+    let finished = false
+    try {
+      for (let step = await first; !step.done; step = await iterator.next()) yield step.value
+      finished = true
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      // A consumer that stops early closes the response, as with any stream.
+      if (!finished) await iterator.return?.()
+    }
+  }
+
+  return {
+    outcome: () => state,
+    discard,
+    model: {
+      provider: inner.provider,
+      model: inner.model,
+      stream(next, signal) {
+        if (state !== 'pending') return inner.stream(next, signal)
+        options.onFirstStream?.()
+        if (JSON.stringify(next) === sent) {
+          state = 'adopted'
+          return adopted(signal)
+        }
+        discard('the first request the session built is different')
+        state = 'resent'
+        options.onMismatch?.(firstDifference(JSON.parse(sent) as ModelRequest, next))
+        return inner.stream(next, signal)
+      },
+    },
+  }
+}
+
+/** Where two requests differ first, in a few words (for the mismatch note). */
+function firstDifference(sent: ModelRequest, built: ModelRequest): string {
+  const sentTools = (sent.tools ?? []).map((t) => t.name)
+  const builtTools = (built.tools ?? []).map((t) => t.name)
+  if (sentTools.join() !== builtTools.join())
+    return `tools sent [${sentTools.join(', ')}], the session has [${builtTools.join(', ')}]`
+  const tool = (sent.tools ?? []).find(
+    (t, i) => JSON.stringify(t) !== JSON.stringify((built.tools ?? [])[i]),
+  )
+  if (tool) return `the declaration of ${tool.name} differs`
+  if (JSON.stringify(sent.messages) !== JSON.stringify(built.messages)) return 'the messages differ'
+  return 'the request options differ'
+}
