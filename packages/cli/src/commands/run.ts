@@ -197,6 +197,7 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
   // the session, its tools and its log are loaded while the model works on it.
   const early = startEarly(setup, messages, io)
   try {
+    await early?.request.onWire
     const { drive } = await import('./drive.js')
     const { code } = await drive({
       ...setup.options,

@@ -10,6 +10,7 @@
 // exactly what the eager path sends, once. Anything else (a stale snapshot, a loop that stopped
 // before its first request) aborts the early request; a different request is then sent as usual,
 // and the mismatch is reported (`onMismatch`), because it means the snapshot must be regenerated.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@toolgate/providers'
 
 export type EarlyOutcome = 'pending' | 'adopted' | 'resent' | 'discarded'
@@ -20,6 +21,12 @@ export interface EarlyRequest {
   /** Abort the early request unless it was adopted (the run ended before its first request). */
   discard(reason: string): void
   readonly outcome: () => EarlyOutcome
+  /**
+   * Settles once the request's body is written to the socket, or the request has failed or been
+   * answered, or after `wireWaitMs`, whichever is first; never rejects. Loading the session is
+   * synchronous work that would hold the request back if it started before the bytes are out.
+   */
+  readonly onWire: Promise<void>
 }
 
 export interface EarlyRequestOptions {
@@ -27,7 +34,17 @@ export interface EarlyRequestOptions {
   readonly onFirstStream?: () => void
   /** The loop built another first request: the early one was aborted and this one is sent. */
   readonly onMismatch?: (detail: string) => void
+  /** The longest `onWire` waits (default WIRE_WAIT_MS). */
+  readonly wireWaitMs?: number
 }
+
+/** A connection and TLS handshake to a remote API fit in this; loopback needs a millisecond. */
+export const WIRE_WAIT_MS = 250
+
+// Node's fetch (undici) reports each request's life on these channels (Node >= 18).
+const CREATED = 'undici:request:create'
+const SENT = 'undici:request:bodySent'
+const FAILED = 'undici:request:error'
 
 /** Send `request` now through `inner`; see the top of this file for what the session gets. */
 export function startEarlyRequest(
@@ -36,11 +53,12 @@ export function startEarlyRequest(
   options: EarlyRequestOptions = {},
 ): EarlyRequest {
   const controller = new AbortController()
+  const wire = onTheWire(options.wireWaitMs ?? WIRE_WAIT_MS)
   const iterator = inner.stream(request, controller.signal)[Symbol.asyncIterator]()
   // Asking for the first event is what starts the HTTP request.
   const first = iterator.next()
   // Observed when adopted; an early request nobody adopts must not be an unhandled rejection.
-  first.catch(() => undefined)
+  first.then(wire.done, wire.done)
   const sent = JSON.stringify(request)
   let state: EarlyOutcome = 'pending'
 
@@ -73,6 +91,7 @@ export function startEarlyRequest(
 
   return {
     outcome: () => state,
+    onWire: wire.promise,
     discard,
     model: {
       provider: inner.provider,
@@ -105,4 +124,34 @@ function firstDifference(sent: ModelRequest, built: ModelRequest): string {
   if (tool) return `the declaration of ${tool.name} differs`
   if (JSON.stringify(sent.messages) !== JSON.stringify(built.messages)) return 'the messages differ'
   return 'the request options differ'
+}
+
+/**
+ * When the next request this process makes through fetch has its body written (the first one
+ * created after this call: nothing else talks HTTP while `run` starts), bounded by `ms`.
+ */
+function onTheWire(ms: number): { promise: Promise<void>; done: () => void } {
+  let mine: object | undefined
+  let resolve!: () => void
+  const promise = new Promise<void>((r) => {
+    resolve = r
+  })
+  const created = (message: unknown) => {
+    mine ??= (message as { request?: object }).request
+  }
+  const ended = (message: unknown) => {
+    if (mine !== undefined && (message as { request?: object }).request === mine) done()
+  }
+  const timer = setTimeout(() => done(), ms)
+  const done = () => {
+    clearTimeout(timer)
+    unsubscribe(CREATED, created)
+    unsubscribe(SENT, ended)
+    unsubscribe(FAILED, ended)
+    resolve()
+  }
+  subscribe(CREATED, created)
+  subscribe(SENT, ended)
+  subscribe(FAILED, ended)
+  return { promise, done: () => done() }
 }
