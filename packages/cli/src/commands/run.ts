@@ -4,7 +4,7 @@ import { statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent'
 import type { JsonValue } from '@toolgate/core'
-import { registerSecretEnv } from '@toolgate/policy'
+import { registerSecretEnv } from '@toolgate/policy/prompt'
 import {
   createModelClient,
   type Message,

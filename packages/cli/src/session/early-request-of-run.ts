@@ -3,7 +3,7 @@
 // one: the system prompt (`composeSystem` of the command's paragraph, the permission engine's rules
 // text, the Code Mode declaration), the task, the tools of the generated snapshot, then the
 // request options (max tokens, prompt cache).
-import { permissions } from '@toolgate/policy'
+import { permissionsPromptText } from '@toolgate/policy/prompt'
 import type { Message, ModelRequest } from '@toolgate/providers'
 import type { SessionOptions } from '../commands/drive.js'
 import { FIRST_REQUEST } from './first-request.generated.js'
@@ -35,7 +35,7 @@ export function earlyFirstRequest(
   let rules: string
   try {
     // The engine the session installs, minus the sandbox probe: the rules text does not depend on it.
-    rules = permissions(engineOptions(o, o.preset, false)).engine.promptText()
+    rules = permissionsPromptText(engineOptions(o, o.preset, false))
   } catch {
     return undefined
   }
