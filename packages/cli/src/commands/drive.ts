@@ -33,8 +33,8 @@ import { colorEnabled, createStyle, type Style } from '../render/colors.js'
 import { createScreen, type Screen } from '../render/progress.js'
 import { createRunView, type RunStats, type RunView, renderSummary } from '../render/run-view.js'
 import { terminalSafe } from '../render/terminal-text.js'
-import { prepareLog } from '../session/log-file.js'
 import { withDeadline } from '../session/deadline.js'
+import { prepareLog } from '../session/log-file.js'
 import { overlapProbe } from '../session/overlap.js'
 import { composeSystem } from '../session/policy-options.js'
 import { version } from '../version.js'
@@ -198,21 +198,25 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   const started = performance.now()
   let session: Session
   try {
-    session = await withDeadline(SETUP_DEADLINE_MS, SETUP_WHAT, createSession({
-      root: o.root,
-      preset: o.preset,
-      approvalPolicy: o.approvalPolicy,
-      sink: tap,
-      codeMode: o.codeMode,
-      ...(o.rules ? { rules: o.rules } : {}),
-      ...(o.isolated ? { isolated: true } : {}),
-      ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
-      ...(o.mcp ? { mcp: true } : {}),
-      // MCP tools are deferred past 10% of the window (the same window context management uses).
-      ...(o.limits?.contextWindow !== undefined ? { contextWindowTokens: o.limits.contextWindow } : {}),
-      ...(o.nativeToolSearch ? { nativeToolSearch: true } : {}),
-      plugins: [probe.plugin],
-    }))
+    session = await withDeadline(
+      SETUP_DEADLINE_MS,
+      SETUP_WHAT,
+      createSession({
+        root: o.root,
+        preset: o.preset,
+        approvalPolicy: o.approvalPolicy,
+        sink: tap,
+        codeMode: o.codeMode,
+        ...(o.rules ? { rules: o.rules } : {}),
+        ...(o.isolated ? { isolated: true } : {}),
+        ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
+        ...(o.mcp ? { mcp: true } : {}),
+        // MCP tools are deferred past 10% of the window (the same window context management uses).
+        ...(o.limits?.contextWindow !== undefined ? { contextWindowTokens: o.limits.contextWindow } : {}),
+        ...(o.nativeToolSearch ? { nativeToolSearch: true } : {}),
+        plugins: [probe.plugin],
+      }),
+    )
   } catch (error) {
     sink.close()
     return fail(`could not set up the session: ${describe(error)}`)

@@ -2,7 +2,8 @@
 // approvals and a session log.
 import { statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
-import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent'
+// The table alone (not the agent package): `run` sends its first request before loading the agent.
+import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent/context-window'
 import type { JsonValue } from '@toolgate/core'
 import { registerSecretEnv } from '@toolgate/policy/prompt'
 import {
@@ -219,7 +220,9 @@ function startEarly(
   setup: Extract<ModelSessionSetup, { ok: true }>,
   messages: readonly Message[],
   io: CliIO,
-): { request: EarlyRequest; model: (factory: SessionOptions['model']) => SessionOptions['model'] } | undefined {
+):
+  | { request: EarlyRequest; model: (factory: SessionOptions['model']) => SessionOptions['model'] }
+  | undefined {
   const first = earlyFirstRequest(setup.options, messages, io.env)
   if (first === undefined) return undefined
   let note: ((type: string, payload: Record<string, JsonValue>) => void) | undefined

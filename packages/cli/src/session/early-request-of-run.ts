@@ -11,7 +11,7 @@ import { mcpConfigured } from './mcp-configured.js'
 import { composeSystem, engineOptions } from './policy-options.js'
 
 /** Set (non-empty) to build the session before the first request, as before (tests compare both). */
-export const EAGER_START_VARIABLE = 'TOOLGATE_EAGER_START'
+const EAGER_START_VARIABLE = 'TOOLGATE_EAGER_START'
 
 /** The loop's reply reserve when --max-tokens is not given (@toolgate/agent DEFAULT_OUTPUT_RESERVE). */
 const OUTPUT_RESERVE = 8192

@@ -13,7 +13,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '@toolgate/providers'
 
-export type EarlyOutcome = 'pending' | 'adopted' | 'resent' | 'discarded'
+type EarlyOutcome = 'pending' | 'adopted' | 'resent' | 'discarded'
 
 export interface EarlyRequest {
   /** The model for the session: its first `stream()` adopts the early request when it is the same. */
@@ -39,7 +39,7 @@ export interface EarlyRequestOptions {
 }
 
 /** A connection and TLS handshake to a remote API fit in this; loopback needs a millisecond. */
-export const WIRE_WAIT_MS = 250
+const WIRE_WAIT_MS = 250
 
 // Node's fetch (undici) reports each request's life on these channels (Node >= 18).
 const CREATED = 'undici:request:create'
@@ -118,9 +118,7 @@ function firstDifference(sent: ModelRequest, built: ModelRequest): string {
   const builtTools = (built.tools ?? []).map((t) => t.name)
   if (sentTools.join() !== builtTools.join())
     return `tools sent [${sentTools.join(', ')}], the session has [${builtTools.join(', ')}]`
-  const tool = (sent.tools ?? []).find(
-    (t, i) => JSON.stringify(t) !== JSON.stringify((built.tools ?? [])[i]),
-  )
+  const tool = (sent.tools ?? []).find((t, i) => JSON.stringify(t) !== JSON.stringify((built.tools ?? [])[i]))
   if (tool) return `the declaration of ${tool.name} differs`
   if (JSON.stringify(sent.messages) !== JSON.stringify(built.messages)) return 'the messages differ'
   return 'the request options differ'

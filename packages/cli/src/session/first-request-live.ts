@@ -50,7 +50,10 @@ export async function liveFirstRequestParts(codeMode: boolean): Promise<FirstReq
     })
     if (typeof opened === 'number') throw new Error(`the session could not be set up (exit ${opened})`)
     try {
-      await opened.task([{ role: 'user', content: [{ type: 'text', text: 'snapshot' }] }], new AbortController().signal)
+      await opened.task(
+        [{ role: 'user', content: [{ type: 'text', text: 'snapshot' }] }],
+        new AbortController().signal,
+      )
     } finally {
       await opened.close()
     }
