@@ -18,6 +18,7 @@ import { API_KEY_VARIABLES, type Endpoint, resolveEndpoint } from '../endpoint.j
 import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { banner } from '../render/banner.js'
+import { withDeadline } from '../session/deadline.js'
 import { type EarlyRequest, startEarlyRequest } from '../session/early-request.js'
 import { earlyFirstRequest } from '../session/early-request-of-run.js'
 import { defaultLogPath, latestLog } from '../session/log-file.js'
@@ -44,6 +45,9 @@ function promptCache(endpoint: Endpoint, logPath: string): { promptCache?: { key
     return { promptCache: { key: `toolgate-${basename(logPath, '.jsonl')}` } }
   return {}
 }
+
+/** Loading the session's modules (a bounded wait like every other; minutes mean something hangs). */
+const IMPORT_DEADLINE_MS = 60_000
 
 /** Default model requests per task. */
 export const DEFAULT_MAX_TURNS = 50
@@ -199,7 +203,17 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
   const early = startEarly(setup, messages, io)
   try {
     await early?.request.onWire
-    const { drive } = await import('./drive.js')
+    let drive: typeof import('./drive.js').drive
+    try {
+      ;({ drive } = await withDeadline(
+        IMPORT_DEADLINE_MS,
+        'loading the agent, tools and policy modules',
+        import('./drive.js'),
+      ))
+    } catch (error) {
+      io.stderr.write(`toolgate run: ${error instanceof Error ? error.message : String(error)}\n`)
+      return EXIT.config
+    }
     const { code } = await drive({
       ...setup.options,
       ...(early ? { model: early.model(setup.options.model) } : {}),
