@@ -106,7 +106,8 @@ describe.concurrent('start-up loads only what the command needs', () => {
   // (Loaded early on purpose: @toolgate/core with ajv under the providers, the policy's rules text
   // with re2js for its globs, the context-window table of @toolgate/agent.)
   const EARLY_HEAVY = {
-    '@toolgate/mcp': HEAVY['@toolgate/mcp'],
+    // Its entry (the manager and the SDK behind it), not a light subpath such as its file list.
+    '@toolgate/mcp': '/packages/mcp/dist/index.js',
     'the MCP SDK': HEAVY['the MCP SDK'],
     'the TypeScript compiler': HEAVY['the TypeScript compiler'],
     'tree-sitter': HEAVY['tree-sitter'],
