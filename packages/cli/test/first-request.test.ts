@@ -1,7 +1,7 @@
 // The early first request of `run` (README "Start-up"): the generated snapshot is what a real
 // session sends; the request the early path builds is the one the session builds, byte for byte
 // on the wire; and the adoption mechanism hands the loop that very stream, or aborts it.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -223,6 +223,44 @@ describe('on the wire: the early start sends exactly what the eager start sends'
       await server.close()
     },
   )
+})
+
+describe('no early request before a configuration error', () => {
+  beforeAll(async () => {
+    expect(await buildBinary()).toEqual([])
+  }, 600_000)
+
+  test.for<[string, (root: string) => string[]]>([
+    ['a directory as --log', (root) => ['--log', root]],
+    [
+      'a broken settings file',
+      (root) => {
+        writeFileSync(join(root, '.toolgate', 'settings.json'), '{')
+        return []
+      },
+    ],
+  ])('%s: exit 3 and the server never saw a request', { timeout: 300_000 }, async ([, setup]) => {
+    const root = mkdtempSync(join(tmpdir(), 'toolgate-early-config-'))
+    mkdirSync(join(root, '.toolgate'))
+    const server = await scriptServer([() => [text('unexpected'), finish('stop')]])
+    const home = mkdtempSync(join(tmpdir(), 'toolgate-early-home-'))
+    try {
+      const start = (eager: boolean) =>
+        run([...localRun(server.baseUrl, root), ...setup(root), 'hi'], {
+          ...ENV,
+          TOOLGATE_HOME: home,
+          ...(eager ? { TOOLGATE_EAGER_START: '1' } : {}),
+        })
+      const ran = await start(false)
+      expect(ran.code).toBe(3)
+      expect(ran.stderr).toMatch(/^toolgate: /)
+      // The same error as when the session is built first, and no request at all.
+      expect(ran.stderr).toBe((await start(true)).stderr)
+      expect(server.requests).toEqual([])
+    } finally {
+      await server.close()
+    }
+  })
 })
 
 describe('withDeadline', () => {

@@ -7,6 +7,7 @@ import { permissionsPromptText } from '@toolgate/policy/prompt'
 import type { Message, ModelRequest } from '@toolgate/providers'
 import type { SessionOptions } from '../commands/drive.js'
 import { FIRST_REQUEST } from './first-request.generated.js'
+import { prepareLog } from './log-file.js'
 import { mcpConfigured } from './mcp-configured.js'
 import { composeSystem, engineOptions } from './policy-options.js'
 
@@ -19,8 +20,9 @@ const OUTPUT_RESERVE = 8192
 /**
  * The first request of a fresh `run` session, or undefined when it cannot be known before the
  * session exists: a resumed conversation, MCP servers configured (their tools join the list),
- * native tool search, no turn allowed, settings that do not load (the session reports them), or
- * a request that might not fit the context window (the loop would stop or compact first).
+ * native tool search, no turn allowed, a log or settings that cannot be used (the session reports
+ * them, and no request may precede that error), or a request that might not fit the context
+ * window (the loop would stop or compact first).
  */
 export function earlyFirstRequest(
   o: Omit<SessionOptions, 'io' | 'json'>,
@@ -32,6 +34,8 @@ export function earlyFirstRequest(
   if (o.resumeFrom !== undefined || o.nativeToolSearch || o.isolated) return undefined
   if (o.mcp && mcpConfigured(o.root, env)) return undefined
   if (limits.maxTurns !== undefined && limits.maxTurns < 1) return undefined
+  // A log that cannot be written is a config error before any request (the session reports it).
+  if (!prepareLog(o.logPath).ok) return undefined
   let rules: string
   try {
     // The engine the session installs, minus the sandbox probe: the rules text does not depend on it.

@@ -23,7 +23,7 @@ export interface EarlyRequest {
   readonly outcome: () => EarlyOutcome
   /**
    * Settles once the request's body is written to the socket, or the request has failed or been
-   * answered, or after `wireWaitMs`, whichever is first; never rejects. Loading the session is
+   * answered, or `wireWaitMs` after fetch created it, whichever is first; never rejects. Loading the session is
    * synchronous work that would hold the request back if it started before the bytes are out.
    */
   readonly onWire: Promise<void>
@@ -34,12 +34,14 @@ export interface EarlyRequestOptions {
   readonly onFirstStream?: () => void
   /** The loop built another first request: the early one was aborted and this one is sent. */
   readonly onMismatch?: (detail: string) => void
-  /** The longest `onWire` waits (default WIRE_WAIT_MS). */
+  /** The longest `onWire` waits once fetch has created the request (default WIRE_WAIT_MS). */
   readonly wireWaitMs?: number
 }
 
 /** A connection and TLS handshake to a remote API fit in this; loopback needs a millisecond. */
 const WIRE_WAIT_MS = 250
+/** When fetch never reports a request (another fetch implementation): load the session anyway. */
+const NO_REQUEST_MS = 2_000
 
 // Node's fetch (undici) reports each request's life on these channels (Node >= 18).
 const CREATED = 'undici:request:create'
@@ -126,7 +128,9 @@ function firstDifference(sent: ModelRequest, built: ModelRequest): string {
 
 /**
  * When the next request this process makes through fetch has its body written (the first one
- * created after this call: nothing else talks HTTP while `run` starts), bounded by `ms`.
+ * created after this call: nothing else talks HTTP while `run` starts). Bounded twice: `ms` from
+ * the request's creation (fetch is loaded by then, so this is the connection and the write), and
+ * NO_REQUEST_MS from now for a fetch that reports nothing on these channels.
  */
 function onTheWire(ms: number): { promise: Promise<void>; done: () => void } {
   let mine: object | undefined
@@ -134,20 +138,23 @@ function onTheWire(ms: number): { promise: Promise<void>; done: () => void } {
   const promise = new Promise<void>((r) => {
     resolve = r
   })
+  const timers: ReturnType<typeof setTimeout>[] = []
   const created = (message: unknown) => {
-    mine ??= (message as { request?: object }).request
+    if (mine !== undefined) return
+    mine = (message as { request?: object }).request
+    timers.push(setTimeout(() => done(), ms))
   }
   const ended = (message: unknown) => {
     if (mine !== undefined && (message as { request?: object }).request === mine) done()
   }
-  const timer = setTimeout(() => done(), ms)
   const done = () => {
-    clearTimeout(timer)
+    for (const timer of timers) clearTimeout(timer)
     unsubscribe(CREATED, created)
     unsubscribe(SENT, ended)
     unsubscribe(FAILED, ended)
     resolve()
   }
+  timers.push(setTimeout(() => done(), NO_REQUEST_MS))
   subscribe(CREATED, created)
   subscribe(SENT, ended)
   subscribe(FAILED, ended)
