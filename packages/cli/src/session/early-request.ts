@@ -59,7 +59,8 @@ export function startEarlyRequest(
   const iterator = inner.stream(request, controller.signal)[Symbol.asyncIterator]()
   // Asking for the first event is what starts the HTTP request.
   const first = iterator.next()
-  // Observed when adopted; an early request nobody adopts must not be an unhandled rejection.
+  // Its outcome ends the wire wait; handling it here also keeps a failure nobody adopts from being an
+  // unhandled rejection (an adopted one rethrows it to the loop).
   first.then(wire.done, wire.done)
   const sent = JSON.stringify(request)
   let state: EarlyOutcome = 'pending'
@@ -70,7 +71,7 @@ export function startEarlyRequest(
     controller.abort(new Error(`the early first request was not used: ${reason}`))
     // Closes the response; a generator still waiting for its first event settles through the abort.
     void first.then(
-      () => iterator.return?.(),
+      () => Promise.resolve(iterator.return?.()).catch(() => undefined),
       () => undefined,
     )
   }
