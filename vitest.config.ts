@@ -9,6 +9,10 @@ export default defineConfig({
     alias: {
       '@toolgate/core/node': fileURLToPath(new URL('./packages/core/src/node/index.ts', import.meta.url)),
       '@toolgate/core': pkg('core'),
+      '@toolgate/policy/prompt': fileURLToPath(new URL('./packages/policy/src/prompt.ts', import.meta.url)),
+      '@toolgate/agent/context-window': fileURLToPath(
+        new URL('./packages/agent/src/context/context-window.ts', import.meta.url),
+      ),
       '@toolgate/policy': pkg('policy'),
       '@toolgate/tools': pkg('tools'),
       '@toolgate/codemode': pkg('codemode'),

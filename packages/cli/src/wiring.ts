@@ -26,9 +26,9 @@ import { scriptedModel } from '@toolgate/providers'
 import { builtinTools } from '@toolgate/tools'
 import type { McpSession } from './commands/mcp-session.js'
 import { mcpConfigured } from './session/mcp-configured.js'
+import { type ApprovalMode, engineOptions, type Preset } from './session/policy-options.js'
 
-export type Preset = 'read-only' | 'workspace-write' | 'danger-full-access'
-export type ApprovalMode = 'on-request' | 'never'
+export type { ApprovalMode, Preset } from './session/policy-options.js'
 
 /** What the permission engine offers the approval prompt. */
 interface PolicyHandle {
@@ -176,9 +176,6 @@ function sandboxTrusted(setup: SessionSetup, preset: Preset, probe: SandboxProbe
   return setup.trustSandbox !== false && preset === 'workspace-write' && probe.status === 'enforced'
 }
 
-/** Tools the CLI adds beyond the built-ins, for the permission engine: they act on nothing outside the session. */
-const CLI_TOOLS = { ask_user: { category: 'internal' }, task: { category: 'internal' } } as const
-
 /**
  * The permission engine for a preset. `/preset` replaces it between turns (the previous plugin is
  * disposed; its session grants go with it, the new preset's defaults apply from the next call).
@@ -192,15 +189,7 @@ function installPolicy(
   let engine: ReturnType<typeof permissions>['engine']
   let installed: { dispose(): void } | undefined
   const install = (preset: Preset) => {
-    const plugin = permissions({
-      root: setup.root,
-      preset,
-      approvalPolicy: setup.approvalPolicy,
-      sandboxed: sandboxTrusted(setup, preset, probe),
-      tools: CLI_TOOLS,
-      ...(setup.rules ? { rules: setup.rules } : {}),
-      ...(setup.isolated ? { userSettingsPath: null, projectSettingsPath: null } : {}),
-    })
+    const plugin = permissions(engineOptions(setup, preset, sandboxTrusted(setup, preset, probe)))
     installed?.dispose()
     installed = runtime.use(plugin)
     engine = plugin.engine

@@ -123,6 +123,9 @@ export interface ScriptServer {
   readonly requests: {
     url: string
     body: { messages: { role: string; content?: unknown; tool_call_id?: string }[] }
+    /** The body's bytes as received, and the request headers (wire comparisons). */
+    raw: string
+    headers: Record<string, string | string[] | undefined>
   }[]
   close(): Promise<void>
 }
@@ -139,7 +142,7 @@ export async function scriptServer(
     })
     req.on('end', () => {
       const n = requests.length
-      requests.push({ url: req.url ?? '', body: JSON.parse(body) })
+      requests.push({ url: req.url ?? '', body: JSON.parse(body), raw: body, headers: { ...req.headers } })
       const reply = replies[n]?.(n, requests[n]!.body) ?? [text('unexpected request'), finish('stop')]
       if (typeof reply === 'object' && 'json' in reply) {
         res.writeHead(200, { 'content-type': 'application/json' })

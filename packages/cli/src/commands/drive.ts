@@ -33,8 +33,10 @@ import { colorEnabled, createStyle, type Style } from '../render/colors.js'
 import { createScreen, type Screen } from '../render/progress.js'
 import { createRunView, type RunStats, type RunView, renderSummary } from '../render/run-view.js'
 import { terminalSafe } from '../render/terminal-text.js'
+import { withDeadline } from '../session/deadline.js'
 import { prepareLog } from '../session/log-file.js'
 import { overlapProbe } from '../session/overlap.js'
+import { composeSystem } from '../session/policy-options.js'
 import { version } from '../version.js'
 import { type ApprovalMode, createSession, type Preset, type Session, type SessionSetup } from '../wiring.js'
 
@@ -138,6 +140,14 @@ export interface DriveSession {
   close(): Promise<void>
 }
 
+/**
+ * How long building a session may take: the tools, policy, shell parser, sandbox probe and Code Mode
+ * are loaded here, in `run` while the early first request is already with the model (README
+ * "Start-up"). Minutes would mean something hangs; the run stops with a config error instead.
+ */
+const SETUP_DEADLINE_MS = 60_000
+const SETUP_WHAT = 'loading the tools, policy, shell parser, sandbox probe and Code Mode'
+
 export async function openSession(o: SessionOptions): Promise<DriveSession | ExitCode> {
   const { io } = o
   const out = o.json ? io.stderr : io.stdout
@@ -188,21 +198,25 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   const started = performance.now()
   let session: Session
   try {
-    session = await createSession({
-      root: o.root,
-      preset: o.preset,
-      approvalPolicy: o.approvalPolicy,
-      sink: tap,
-      codeMode: o.codeMode,
-      ...(o.rules ? { rules: o.rules } : {}),
-      ...(o.isolated ? { isolated: true } : {}),
-      ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
-      ...(o.mcp ? { mcp: true } : {}),
-      // MCP tools are deferred past 10% of the window (the same window context management uses).
-      ...(o.limits?.contextWindow !== undefined ? { contextWindowTokens: o.limits.contextWindow } : {}),
-      ...(o.nativeToolSearch ? { nativeToolSearch: true } : {}),
-      plugins: [probe.plugin],
-    })
+    session = await withDeadline(
+      SETUP_DEADLINE_MS,
+      SETUP_WHAT,
+      createSession({
+        root: o.root,
+        preset: o.preset,
+        approvalPolicy: o.approvalPolicy,
+        sink: tap,
+        codeMode: o.codeMode,
+        ...(o.rules ? { rules: o.rules } : {}),
+        ...(o.isolated ? { isolated: true } : {}),
+        ...(o.trustSandbox === false ? { trustSandbox: false } : {}),
+        ...(o.mcp ? { mcp: true } : {}),
+        // MCP tools are deferred past 10% of the window (the same window context management uses).
+        ...(o.limits?.contextWindow !== undefined ? { contextWindowTokens: o.limits.contextWindow } : {}),
+        ...(o.nativeToolSearch ? { nativeToolSearch: true } : {}),
+        plugins: [probe.plugin],
+      }),
+    )
   } catch (error) {
     sink.close()
     return fail(`could not set up the session: ${describe(error)}`)
@@ -325,9 +339,7 @@ export async function openSession(o: SessionOptions): Promise<DriveSession | Exi
   if (mcp) note(mcp.banner())
   // With run_code available the model also needs the SDK declaration of what it can call.
   // The rules in force come first, so the model does not spend calls discovering them (issue 17).
-  const system = [o.system, session.policy.promptText(), session.codePrompt]
-    .filter((part): part is string => part !== undefined && part !== '')
-    .join('\n\n')
+  const system = composeSystem([o.system, session.policy.promptText(), session.codePrompt])
 
   return {
     session,

@@ -2,11 +2,13 @@
 // approvals and a session log.
 import { statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
-import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent'
+// The table alone (not the agent package): `run` sends its first request before loading the agent.
+import { knownContextWindow, UNKNOWN_CONTEXT_WINDOW } from '@toolgate/agent/context-window'
 import type { JsonValue } from '@toolgate/core'
-import { registerSecretEnv } from '@toolgate/policy'
+import { registerSecretEnv } from '@toolgate/policy/prompt'
 import {
   createModelClient,
+  type Message,
   type ModelClient,
   type ModelClientOptions,
   type SchemaFallback,
@@ -17,9 +19,12 @@ import { EXIT, type ExitCode } from '../exit-codes.js'
 import type { CliIO } from '../io.js'
 import { banner } from '../render/banner.js'
 import { terminalSafe } from '../render/terminal-text.js'
+import { withDeadline } from '../session/deadline.js'
+import { type EarlyRequest, startEarlyRequest } from '../session/early-request.js'
+import { earlyFirstRequest } from '../session/early-request-of-run.js'
 import { defaultLogPath, latestLog } from '../session/log-file.js'
-import type { ApprovalMode, Preset } from '../wiring.js'
-import { drive, type SessionOptions } from './drive.js'
+import type { ApprovalMode, Preset } from '../session/policy-options.js'
+import type { SessionOptions } from './drive.js'
 
 const SYSTEM_PROMPT = (root: string) =>
   [
@@ -42,12 +47,27 @@ function promptCache(endpoint: Endpoint, logPath: string): { promptCache?: { key
   return {}
 }
 
+/** Loading the session's modules (a bounded wait like every other; minutes mean something hangs). */
+const IMPORT_DEADLINE_MS = 60_000
+
 /** Default model requests per task. */
 export const DEFAULT_MAX_TURNS = 50
 
 /** What `run` and `chat` share: the endpoint, the workspace, the log, the limits; or a usage/config error. */
 export type ModelSessionSetup =
-  | { readonly ok: true; readonly endpoint: Endpoint; readonly options: Omit<SessionOptions, 'io' | 'json'> }
+  | {
+      readonly ok: true
+      readonly endpoint: Endpoint
+      readonly options: Omit<SessionOptions, 'io' | 'json'>
+      /** The model client itself (options.model hands it to the session). */
+      readonly client: ModelClient
+      /**
+       * Hold the schema reports (session log lines and stderr notes) of requests made before the
+       * session exists (the early first request) until `release`, when the session makes its first
+       * request: then they appear where they do without an early request.
+       */
+      readonly reports: { hold(): void; release(): void }
+    }
   | { readonly ok: false; readonly code: ExitCode; readonly message: string }
 
 export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): ModelSessionSetup {
@@ -77,6 +97,8 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
   // Made now, so a bad option is a configuration error before anything starts; its schema reports
   // go to the session log once the session exists.
   let logTo: (type: string, payload: Record<string, JsonValue>) => void = () => {}
+  let held: (() => void)[] | undefined
+  const report = (fn: () => void) => (held ? held.push(fn) : fn())
   let model: ModelClient
   try {
     model = createModelClient({
@@ -86,8 +108,8 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
       ...(endpoint.apiKey ? { apiKey: endpoint.apiKey } : {}),
       ...(typeof o.timeout === 'number' ? { timeoutMs: o.timeout * 1000 } : {}),
       ...schemaReporters(
-        (type, payload) => logTo(type, payload),
-        (line) => io.stderr.write(`toolgate: note: ${terminalSafe(line)}\n`),
+        (type, payload) => report(() => logTo(type, payload)),
+        (line) => report(() => io.stderr.write(`toolgate: note: ${terminalSafe(line)}\n`)),
       ),
       ...(native ? { nativeToolSearch: 'bm25' as const } : {}),
     })
@@ -111,6 +133,17 @@ export function modelSession(command: string, parsed: ParsedArgs, io: CliIO): Mo
   return {
     ok: true,
     endpoint,
+    client: model,
+    reports: {
+      hold: () => {
+        held ??= []
+      },
+      release: () => {
+        const waiting = held ?? []
+        held = undefined
+        for (const fn of waiting) fn()
+      },
+    },
     options: {
       model: (session) => {
         logTo = session.log
@@ -165,15 +198,67 @@ export async function runCommand(parsed: ParsedArgs, io: CliIO): Promise<ExitCod
     return setup.code
   }
   const json = parsed.options.json === true
-  const { code } = await drive({
-    ...setup.options,
-    io,
-    json,
-    // --json never prompts: stdout is for events.
-    forceAuto: setup.options.forceAuto || json,
-    messages: [{ role: 'user', content: [{ type: 'text', text: task }] }],
+  const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: task }] }]
+  // The first request goes out now when it can be known without the session (README "Start-up");
+  // the session, its tools and its log are loaded while the model works on it.
+  const early = startEarly(setup, messages, io)
+  try {
+    await early?.request.onWire
+    let drive: typeof import('./drive.js').drive
+    try {
+      ;({ drive } = await withDeadline(
+        IMPORT_DEADLINE_MS,
+        'loading the agent, tools and policy modules',
+        import('./drive.js'),
+      ))
+    } catch (error) {
+      io.stderr.write(`toolgate run: ${error instanceof Error ? error.message : String(error)}\n`)
+      return EXIT.config
+    }
+    const { code } = await drive({
+      ...setup.options,
+      ...(early ? { model: early.model(setup.options.model) } : {}),
+      io,
+      json,
+      // --json never prompts: stdout is for events.
+      forceAuto: setup.options.forceAuto || json,
+      messages,
+    })
+    return code
+  } finally {
+    early?.request.discard('the run ended before its first model request')
+  }
+}
+
+/** Start the early first request, or say why not (undefined: the session sends it as usual). */
+function startEarly(
+  setup: Extract<ModelSessionSetup, { ok: true }>,
+  messages: readonly Message[],
+  io: CliIO,
+):
+  | { request: EarlyRequest; model: (factory: SessionOptions['model']) => SessionOptions['model'] }
+  | undefined {
+  const first = earlyFirstRequest(setup.options, messages, io.env)
+  if (first === undefined) return undefined
+  let note: ((type: string, payload: Record<string, JsonValue>) => void) | undefined
+  setup.reports.hold()
+  const request = startEarlyRequest(setup.client, first, {
+    onFirstStream: () => setup.reports.release(),
+    onMismatch: (detail) => {
+      io.stderr.write(
+        `toolgate: note: the early first request did not match the session's (${detail}); it was aborted and the session's request sent instead (regenerate the snapshot: npm run build:first-request)\n`,
+      )
+      note?.('cli/early-request', { outcome: 'resent', detail })
+    },
   })
-  return code
+  return {
+    request,
+    model: (factory) => (session) => {
+      note = session.log
+      factory(session)
+      return request.model
+    },
+  }
 }
 
 /**
