@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { readConfig } from './config.js'
 import { ISSUE_12_CORPUS } from './corpus.js'
 import { commandArbitrary, TRAPS } from './generator.js'
-import { createHarness, type Harness } from './harness.js'
+import { type Harness, suiteHarness } from './harness.js'
 import { PAYLOAD } from './markers.js'
 import { probe } from './sandbox.js'
 
@@ -43,13 +43,7 @@ describe.skipIf(!avail.ok)('deny oracle: a command not denied never runs the den
         { action: 'deny', rule: `bash(${PAYLOAD}:*)` },
       ],
     })
-    if (avail.ok)
-      h = createHarness({
-        concurrency: config.concurrency,
-        timeoutMs: config.timeoutMs,
-        bwrap: avail.bwrap,
-        strace: avail.strace,
-      })
+    if (avail.ok) h = suiteHarness(avail, config)
   })
   afterAll(() => {
     h?.dispose()

@@ -4,7 +4,7 @@ import { check, type Failure, failureOf, replay, runCampaign } from './campaign.
 import { readConfig } from './config.js'
 import { ISSUE_12_CORPUS } from './corpus.js'
 import { TRAPS } from './generator.js'
-import { createHarness, type Harness } from './harness.js'
+import { type Harness, suiteHarness } from './harness.js'
 import { describeCampaign, describeFailure, writeReport } from './report.js'
 import { probe } from './sandbox.js'
 
@@ -31,13 +31,7 @@ describe.skipIf(!avail.ok)('differential fuzzer: every read-only verdict is safe
   let h: Harness
   beforeAll(async () => {
     await initShellParser()
-    if (avail.ok)
-      h = createHarness({
-        concurrency: config.concurrency,
-        timeoutMs: config.timeoutMs,
-        bwrap: avail.bwrap,
-        strace: avail.strace,
-      })
+    if (avail.ok) h = suiteHarness(avail, config)
   })
   afterAll(() => h?.dispose())
 

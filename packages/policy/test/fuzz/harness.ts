@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { FuzzConfig } from './config.js'
 import { buildMarkerBin, buildTemplate, chownTree } from './fixture.js'
-import { sandboxIds } from './sandbox.js'
+import { type Availability, sandboxIds } from './sandbox.js'
 import { type Observation, Worker } from './worker.js'
 
 /**
@@ -73,4 +74,14 @@ export function createHarness(opts: {
     },
     dispose,
   }
+}
+
+/** The harness a fuzz suite runs on: the probe's programs and the FUZZ_* settings. */
+export function suiteHarness(avail: Extract<Availability, { ok: true }>, config: FuzzConfig): Harness {
+  return createHarness({
+    concurrency: config.concurrency,
+    timeoutMs: config.timeoutMs,
+    bwrap: avail.bwrap,
+    strace: avail.strace,
+  })
 }
